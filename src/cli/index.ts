@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+/** The `rllm` command: one file per subcommand, each thin over the library. */
+import { Command } from "commander";
+import { ConfigError } from "../config/index.js";
+import { VERSION } from "../version.js";
+import { gatewayCommand } from "./gateway.js";
+
+const program = new Command()
+  .name("rllm")
+  .description("Reinforcement learning for LLM agents, in TypeScript.")
+  .version(VERSION)
+  .showHelpAfterError("(run with --help for usage)");
+
+program.addCommand(gatewayCommand());
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`rllm: ${err.message}`);
+  } else {
+    console.error(`rllm: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  process.exit(1);
+});

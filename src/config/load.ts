@@ -1,0 +1,197 @@
+/**
+ * Config loading: defaults ← file (`--config`, YAML or JSON) ← `RLLM_*` environment ← CLI flags.
+ * Each layer is a partial object merged deeply over the one before; the result is validated once
+ * against the strict schema, so an unknown key from any layer is an error that names the key, the
+ * layer it came from and the closest known key.
+ */
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { type RllmConfig, RllmConfigSchema } from "./schema.js";
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export type ConfigLayer = Record<string, unknown>;
+
+export interface LoadConfigOptions {
+  /** Path to a YAML or JSON config file. */
+  file?: string;
+  /** Environment to read `RLLM_*` variables from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Overrides from CLI flags, as a partial config. */
+  flags?: ConfigLayer;
+}
+
+/** Variables that share the prefix but are not config keys. */
+const NON_CONFIG_ENV = new Set(["RLLM_HOME", "RLLM_LOG_LEVEL", "RLLM_NO_PROGRESS"]);
+
+export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
+  const layers: { name: string; value: ConfigLayer }[] = [];
+  if (options.file)
+    layers.push({ name: `config file ${options.file}`, value: readConfigFile(options.file) });
+  layers.push({ name: "environment", value: envLayer(options.env ?? process.env) });
+  if (options.flags) layers.push({ name: "command-line flags", value: options.flags });
+  // Validate each layer's keys on its own first, so the error can say where a bad key came from.
+  for (const layer of layers) checkKeys(layer.value, RllmConfigSchema, [], layer.name);
+  const merged = layers.reduce<ConfigLayer>((acc, l) => deepMerge(acc, l.value), {});
+  return parseConfig(merged);
+}
+
+/** Validates a whole config object (e.g. one built in code). */
+export function parseConfig(value: unknown): RllmConfig {
+  const result = RllmConfigSchema.safeParse(value);
+  if (!result.success) throw new ConfigError(formatIssues(result.error.issues, "config"));
+  return result.data;
+}
+
+export function readConfigFile(path: string): ConfigLayer {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = extname(path) === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(
+      `config file ${path} is not valid ${extname(path) === ".json" ? "JSON" : "YAML"}: ${(err as Error).message}`,
+    );
+  }
+  if (value == null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(
+      `config file ${path} must hold a mapping of sections (gateway:, store:, ...)`,
+    );
+  }
+  return value as ConfigLayer;
+}
+
+/**
+ * `RLLM_<SECTION>_<KEY>` → `{section: {key}}`, with the key in snake case (`RLLM_GATEWAY_ADMIN_KEY`
+ * → gateway.adminKey). Values are parsed as JSON when they can be (numbers, booleans, arrays), else
+ * kept as strings.
+ */
+export function envLayer(env: NodeJS.ProcessEnv): ConfigLayer {
+  const out: ConfigLayer = {};
+  const sections = Object.keys(RllmConfigSchema.shape);
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith("RLLM_") || NON_CONFIG_ENV.has(name) || raw === undefined) continue;
+    const rest = name.slice(5).toLowerCase();
+    const section = sections.find((s) => rest.startsWith(`${s.toLowerCase()}_`));
+    if (!section) {
+      const guess = closest(rest.split("_")[0] ?? "", sections);
+      throw new ConfigError(
+        `environment variable ${name} names no config section${guess ? ` (did you mean RLLM_${guess.toUpperCase()}_...?)` : ""}; ` +
+          `known sections: ${sections.join(", ")}`,
+      );
+    }
+    const key = rest
+      .slice(section.length + 1)
+      .replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (!isPlainObject(out[section])) out[section] = {};
+    const sectionObj = out[section] as ConfigLayer;
+    sectionObj[key] = parseEnvValue(raw);
+  }
+  return out;
+}
+
+function parseEnvValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export function deepMerge(base: ConfigLayer, over: ConfigLayer): ConfigLayer {
+  const out: ConfigLayer = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    const b = out[k];
+    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is ConfigLayer {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Walks a layer against the schema and throws on the first unknown key, with a suggestion. */
+function checkKeys(value: unknown, schema: z.ZodType, path: string[], layerName: string): void {
+  const obj = unwrapObject(schema);
+  if (!obj || !isPlainObject(value)) return;
+  const known = Object.keys(obj.shape);
+  for (const [k, v] of Object.entries(value)) {
+    const child = obj.shape[k] as z.ZodType | undefined;
+    if (!child) {
+      const where = [...path, k].join(".");
+      const guess = closest(k, known);
+      throw new ConfigError(
+        `unknown config key "${where}" in ${layerName}` +
+          (guess ? ` — did you mean "${[...path, guess].join(".")}"?` : "") +
+          ` Known keys${path.length ? ` in ${path.join(".")}` : ""}: ${known.join(", ")}`,
+      );
+    }
+    checkKeys(v, child, [...path, k], layerName);
+  }
+}
+
+function unwrapObject(schema: z.ZodType): z.ZodObject | undefined {
+  let s: z.ZodType = schema;
+  for (let i = 0; i < 5; i++) {
+    if (s instanceof z.ZodObject) return s;
+    if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) {
+      s = s.unwrap() as z.ZodType;
+      continue;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+export function formatIssues(issues: readonly z.core.$ZodIssue[], what: string): string {
+  const lines = issues.slice(0, 8).map((i) => {
+    const path = i.path.map(String).join(".") || "(root)";
+    if (i.code === "unrecognized_keys") return `${path}: unknown key(s) ${i.keys.join(", ")}`;
+    return `${path}: ${i.message}`;
+  });
+  return `invalid ${what}:\n  ${lines.join("\n  ")}`;
+}
+
+/** The known name closest to `name` by edit distance, if it is close enough to be a likely typo. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  const lower = name.toLowerCase();
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}

@@ -1,0 +1,77 @@
+/**
+ * The one config schema of rllm. Every section is a strict zod object: a key that is not declared is
+ * an error naming it (see load.ts for the "did you mean" suggestion). Each capability adds its own
+ * section here; defaults live in the schema so `--help`, files and code agree.
+ */
+import { z } from "zod";
+import { SamplingParamsSchema } from "../types/index.js";
+
+export const UpstreamKindSchema = z.enum(["vllm", "sglang", "openai"]);
+export type UpstreamKind = z.infer<typeof UpstreamKindSchema>;
+
+export const UpstreamConfigSchema = z.strictObject({
+  url: z.url({
+    protocol: /^https?$/,
+    error: "must be an http(s) URL such as http://127.0.0.1:8000",
+  }),
+  /**
+   * vllm: OpenAI server with `return_token_ids`; sglang: native /generate with input ids (needs
+   * `tokenizer`); openai: any OpenAI-compatible API, text only (no token ids).
+   */
+  kind: UpstreamKindSchema.default("vllm"),
+  /** Sent as `Authorization: Bearer` to the upstream (hosted APIs). */
+  apiKey: z.string().optional(),
+  /** The model name the upstream serves; defaults to gateway.model. */
+  model: z.string().optional(),
+});
+export type UpstreamConfig = z.infer<typeof UpstreamConfigSchema>;
+
+export const StoreConfigSchema = z.strictObject({
+  /** A SQLite file path, or "memory" for an in-memory store that is gone when the process ends. */
+  path: z.string().default("memory"),
+  /** "normal" survives a killed process; "full" also survives an OS crash (fsync per write). */
+  synchronous: z.enum(["normal", "full"]).default("normal"),
+});
+
+export const GatewayConfigSchema = z.strictObject({
+  host: z.string().default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(8089),
+  upstreams: z.array(UpstreamConfigSchema).default([]),
+  /** Pins the model name sent upstream, whatever the agent asks for. */
+  model: z.string().optional(),
+  /** When set, admin routes need `Authorization: Bearer <adminKey>`. */
+  adminKey: z.string().min(8, "must be at least 8 characters").optional(),
+  /**
+   * A model directory with `tokenizer.json` and `tokenizer_config.json` (Hugging Face layout). With
+   * it the gateway renders chat templates itself and sends token ids upstream (token-in/token-out);
+   * required for SGLang.
+   */
+  tokenizer: z.string().optional(),
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  /** Every upstream call is abandoned after this long (ms). */
+  upstreamTimeoutMs: z.number().int().positive().default(600_000),
+  /** Connection failures before any byte reached the agent are retried this many times. */
+  connectRetries: z.number().int().min(0).max(10).default(2),
+  /** How often upstream health is probed (ms); 0 disables probing. */
+  healthCheckIntervalMs: z.number().int().min(0).default(5_000),
+  /** Sampling parameters applied to every session unless the session sets its own. */
+  defaultSamplingParams: SamplingParamsSchema.default({}),
+  /**
+   * Keep the vLLM-only fields (token ids, logprobs) in responses even when the agent did not ask
+   * for them. Off: the agent sees a plain OpenAI response.
+   */
+  exposeTokenIds: z.boolean().default(false),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+
+export const RllmConfigSchema = z.strictObject({
+  gateway: GatewayConfigSchema.default(GatewayConfigSchema.parse({})),
+  store: StoreConfigSchema.default(StoreConfigSchema.parse({})),
+});
+export type RllmConfig = z.infer<typeof RllmConfigSchema>;
+export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

@@ -1,0 +1,515 @@
+/**
+ * The agent-facing API of a session: Chat Completions, Completions, Responses and Anthropic
+ * Messages, streaming or not. Every dialect is translated to the canonical Chat Completions call,
+ * which is sent to the session's upstream, recorded as a trace, and only then released to the agent:
+ * a non-streaming response is sent after the trace is committed, a stream's final event likewise.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { GatewayConfig } from "../config/index.js";
+import type { Store } from "../store/sqlite.js";
+import {
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionRequest,
+  ChatCompletionRequestSchema,
+  type TraceRecord,
+} from "../types/index.js";
+import {
+  AnthropicStreamTranslator,
+  anthropicErrorBody,
+  anthropicRequestToChat,
+  chatToAnthropicResponse,
+} from "./adapters/anthropic.js";
+import {
+  chatToResponsesResponse,
+  ResponsesStreamTranslator,
+  responsesRequestToChat,
+} from "./adapters/responses.js";
+import { badRequestFromIssues, HttpError } from "./errors.js";
+import { formatSse, type SseEvent, sendJson, startSse } from "./http.js";
+import type { Session } from "./sessions.js";
+import { chatTrace, completionTrace, failedTrace, newTraceId, type TraceMeta } from "./trace.js";
+import { describe, type Upstream, type UpstreamPool } from "./upstreams/pool.js";
+import type {
+  ChatOutcome,
+  Completion,
+  CompletionOutcome,
+  CompletionRequest,
+  UpstreamAdapter,
+} from "./upstreams/types.js";
+
+export type Dialect = "openai" | "anthropic";
+
+export interface AgentApiDeps {
+  config: GatewayConfig;
+  store: Store;
+  pool: UpstreamPool;
+  adapterFor(u: Upstream): UpstreamAdapter;
+  weightVersion(): number;
+}
+
+/** What the agent asked to see of the vLLM-only fields. */
+interface Exposure {
+  logprobs: boolean;
+  tokenIds: boolean;
+}
+
+export class AgentApi {
+  constructor(private readonly deps: AgentApiDeps) {}
+
+  async chatCompletions(
+    session: Session,
+    body: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    const chat = parseChat(body);
+    const exposure: Exposure = {
+      logprobs: chat.logprobs === true,
+      tokenIds:
+        (body as { return_token_ids?: unknown }).return_token_ids === true ||
+        this.deps.config.exposeTokenIds,
+    };
+    const wantsUsage = chat.stream_options?.include_usage === true;
+    if (!chat.stream) {
+      const { outcome, traceId } = await this.runChat(
+        session,
+        "chat.completions",
+        body,
+        chat,
+        req,
+        res,
+      );
+      sendJson(res, 200, agentCompletion(outcome.completion, exposure), this.headers(traceId));
+      return;
+    }
+    const sink = new SseSink(res, (id) => this.headers(id));
+    await this.runChatStreaming(session, "chat.completions", body, chat, req, res, sink, {
+      chunk: (c) => {
+        // The usage-only chunk is sent only to agents that asked for it.
+        if (c.choices.length === 0 && c.usage && !wantsUsage) return [];
+        return [{ data: agentChunk(c, exposure) }];
+      },
+      finish: () => [{ data: "[DONE]" }],
+      error: (e) => [{ data: { error: openaiError(e).error } }],
+    });
+  }
+
+  async responses(session: Session, body: unknown, req: IncomingMessage, res: ServerResponse) {
+    const chat = responsesRequestToChat(body);
+    if (!chat.stream) {
+      const { outcome, traceId } = await this.runChat(session, "responses", body, chat, req, res);
+      sendJson(res, 200, chatToResponsesResponse(outcome.completion, body), this.headers(traceId));
+      return;
+    }
+    const sink = new SseSink(res, (id) => this.headers(id));
+    const translator = new ResponsesStreamTranslator(body);
+    await this.runChatStreaming(session, "responses", body, chat, req, res, sink, {
+      chunk: (c) => translator.push(c),
+      finish: () => translator.finish(),
+      error: (e) => translator.fail({ message: e.message, code: e.type }),
+    });
+  },
+        },
+      ],
+    });
+  }
+
+  async anthropicMessages(
+    session: Session,
+    body: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    const chat = anthropicRequestToChat(body);
+    if (!chat.stream) {
+      const { outcome, traceId } = await this.runChat(
+        session,
+        "anthropic.messages",
+        body,
+        chat,
+        req,
+        res,
+      );
+      sendJson(res, 200, chatToAnthropicResponse(outcome.completion, body), this.headers(traceId));
+      return;
+    }
+    const sink = new SseSink(res, (id) => this.headers(id));
+    const translator = new AnthropicStreamTranslator(body);
+    await this.runChatStreaming(session, "anthropic.messages", body, chat, req, res, sink, {
+      chunk: (c) => translator.push(c),
+      finish: () => translator.finish(),
+      error: (e) => translator.fail({ status: e.status, message: e.message, type: e.type }),
+    });
+  },
+      ],
+    });
+  }
+
+  async completions(session: Session, body: unknown, req: IncomingMessage, res: ServerResponse) {
+    const request = parseCompletionRequest(body);
+    const exposure: Exposure = {
+      logprobs: request.logprobs != null,
+      tokenIds: request.return_token_ids === true || this.deps.config.exposeTokenIds,
+    };
+    const wantsUsage =
+      (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const traceId = newTraceId();
+    const meta = this.meta(session, traceId, "completions", body, null, request.stream === true);
+    const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
+    const apply = this.applySession(session, request);
+    if (!request.stream) {
+      const outcome = await this.callUpstream(meta, session, signal.signal, (u, a) =>
+        a.completions(u, {
+          request: apply,
+          model: this.modelFor(u, request.model),
+          signal: signal.signal,
+        }),
+      ).finally(signal.dispose);
+      this.record(completionTrace(meta, outcome as CompletionOutcome));
+      sendJson(
+        res,
+        200,
+        agentTextCompletion((outcome as CompletionOutcome).completion, exposure),
+        this.headers(traceId),
+      );
+      return;
+    }
+    const sink = new SseSink(res, (id) => this.headers(id));
+    sink.traceId = traceId;
+    try {
+      const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
+        a.completions(u, {
+          request: apply,
+          model: this.modelFor(u, request.model),
+          signal: signal.signal,
+          onChunk: (c: Completion) => {
+            if (c.choices.length === 0 && c.usage && !wantsUsage) return;
+            sink.write([{ data: agentTextCompletion(c, exposure) }]);
+          },
+        }),
+      )) as CompletionOutcome;
+      this.record(completionTrace(meta, outcome));
+      sink.write([{ data: "[DONE]" }]);
+      sink.end();
+    } catch (err) {
+      if (!sink.started) throw err;
+      const e = asHttpError(err);
+      sink.write([{ data: { error: openaiError(e).error } }]);
+      sink.end();
+    } finally {
+      signal.dispose();
+    }
+  }
+
+  // ---- the shared chat path ----
+
+  private async runChat(
+    session: Session,
+    api: TraceRecord["api"],
+    body: unknown,
+    chat: ChatCompletionRequest,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ outcome: ChatOutcome; traceId: string }> {
+    const traceId = newTraceId();
+    const request = this.applySession(session, chat) as ChatCompletionRequest;
+    const meta = this.meta(session, traceId, api, body, request.messages, false);
+    const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
+    try {
+      const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
+        a.chat(u, {
+          request,
+          model: this.modelFor(u, chat.model),
+          signal: signal.signal,
+          previous: session.previous,
+        }),
+      )) as ChatOutcome;
+      this.record(chatTrace(meta, outcome));
+      this.remember(session, request, outcome);
+      return { outcome, traceId };
+    } finally {
+      signal.dispose();
+    }
+  }
+
+  private async runChatStreaming(
+    session: Session,
+    api: TraceRecord["api"],
+    body: unknown,
+    chat: ChatCompletionRequest,
+    req: IncomingMessage,
+    res: ServerResponse,
+    sink: SseSink,
+    dialect: {
+      chunk(c: ChatCompletionChunk): SseEvent[];
+      finish(): SseEvent[];
+      error(e: HttpError): SseEvent[];
+    },
+  ): Promise<void> {
+    const traceId = newTraceId();
+    sink.traceId = traceId;
+    const request = this.applySession(session, chat) as ChatCompletionRequest;
+    const meta = this.meta(session, traceId, api, body, request.messages, true);
+    const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
+    try {
+      const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
+        a.chat(u, {
+          request,
+          model: this.modelFor(u, chat.model),
+          signal: signal.signal,
+          previous: session.previous,
+          onChunk: (c) => sink.write(dialect.chunk(c)),
+        }),
+      )) as ChatOutcome;
+      this.record(chatTrace(meta, outcome));
+      this.remember(session, request, outcome);
+      sink.write(dialect.finish());
+      sink.end();
+    } catch (err) {
+      // Before the first byte the caller answers with a plain error response.
+      if (!sink.started) throw err;
+      sink.write(dialect.error(asHttpError(err)));
+      sink.end();
+    } finally {
+      signal.dispose();
+    }
+  }
+
+  /**
+   * Sends the call to the session's upstream (with retries of connection failures) and records a
+   * failed trace when it fails, so that every call leaves a record.
+   */
+  private async callUpstream(
+    meta: TraceMeta,
+    session: Session,
+    signal: AbortSignal,
+    call: (u: Upstream, a: UpstreamAdapter) => Promise<ChatOutcome | CompletionOutcome>,
+  ): Promise<ChatOutcome | CompletionOutcome> {
+    try {
+      return await this.deps.pool.run(session.id, (u) => {
+        meta.upstream = u.url;
+        return call(u, this.deps.adapterFor(u));
+      });
+    } catch (err) {
+      const e = asHttpError(err);
+      if (!signal.aborted || e.status !== 499) this.record(failedTrace(meta, e.status, e.message));
+      else
+        this.record(
+          failedTrace(
+            meta,
+            499,
+            "the agent closed the connection before the response was complete",
+          ),
+        );
+      throw e;
+    }
+  }
+
+  private record(trace: TraceRecord): void {
+    this.deps.store.insertTrace(trace);
+  }
+
+  /** Keeps what token-in/token-out needs to extend this session's next prompt. */
+  private remember(session: Session, request: ChatCompletionRequest, outcome: ChatOutcome): void {
+    if (!outcome.promptIds || outcome.choices.some((c) => !c.completionIds)) {
+      session.previous = undefined;
+      return;
+    }
+    session.previous = {
+      messages: request.messages,
+      promptIds: outcome.promptIds,
+      choices: outcome.completion.choices.map((c, i) => ({
+        completionIds: outcome.choices[i]!.completionIds!,
+        message: c.message,
+      })),
+    };
+  }
+
+  /** The session's sampling parameters win over the agent's. */
+  private applySession<T extends Record<string, unknown>>(session: Session, request: T): T {
+    const out: Record<string, unknown> = { ...request };
+    for (const [k, v] of Object.entries(session.samplingParams)) {
+      if (v === undefined) continue;
+      out[k] = v;
+      if (k === "max_tokens") delete out.max_completion_tokens;
+    }
+    return out as T;
+  }
+
+  private modelFor(u: Upstream, asked: string | undefined): string | undefined {
+    return this.deps.config.model ?? u.model ?? asked;
+  }
+
+  private meta(
+    session: Session,
+    id: string,
+    api: TraceRecord["api"],
+    body: unknown,
+    messages: TraceRecord["messages"],
+    stream: boolean,
+  ): TraceMeta {
+    return {
+      id,
+      sessionId: session.id,
+      api,
+      upstream: null,
+      model: this.deps.config.model ?? null,
+      request: body as Record<string, unknown>,
+      messages,
+      weightVersion: this.deps.weightVersion(),
+      stream,
+      startedAt: Date.now(),
+    };
+  }
+
+  private headers(traceId: string): Record<string, string> {
+    return {
+      "x-rllm-trace-id": traceId,
+      "x-rllm-weight-version": String(this.deps.weightVersion()),
+    };
+  }
+}
+
+/** Writes SSE events, sending the headers with the first one. */
+class SseSink {
+  started = false;
+  traceId = "";
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly headers: (traceId: string) => Record<string, string>,
+  ) {}
+
+  write(events: SseEvent[]): void {
+    if (events.length === 0 || this.res.destroyed) return;
+    if (!this.started) {
+      startSse(this.res, this.headers(this.traceId));
+      this.started = true;
+    }
+    this.res.write(events.map(formatSse).join(""));
+  }
+
+  end(): void {
+    if (!this.started) startSse(this.res, this.headers(this.traceId));
+    this.started = true;
+    this.res.end();
+  }
+}
+
+/**
+ * An abort signal for one upstream call: fires when the agent goes away before the response is
+ * complete, or when the call runs past the gateway's timeout.
+ */
+function callSignal(req: IncomingMessage, res: ServerResponse, timeoutMs: number) {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished)
+      controller.abort(new HttpError(499, "the client closed the request", "client_closed"));
+  };
+  res.on("close", onClose);
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new HttpError(
+          504,
+          `the upstream call took longer than ${timeoutMs} ms (gateway.upstreamTimeoutMs)`,
+          "upstream_timeout",
+        ),
+      ),
+    timeoutMs,
+  );
+  timer.unref();
+  void req;
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      res.off("close", onClose);
+    },
+  };
+}
+
+export function asHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  return new HttpError(500, `internal gateway error: ${describe(err)}`, "server_error");
+}
+
+export function openaiError(e: HttpError): {
+  error: { message: string; type: string; param: null; code: string | null };
+} {
+  return { error: { message: e.message, type: e.type, param: null, code: e.code } };
+}
+
+export function errorBody(e: HttpError, dialect: Dialect): unknown {
+  return dialect === "anthropic"
+    ? anthropicErrorBody({ status: e.status, message: e.message, type: e.type })
+    : openaiError(e);
+}
+
+function parseChat(body: unknown): ChatCompletionRequest {
+  const parsed = ChatCompletionRequestSchema.safeParse(body);
+  if (!parsed.success) throw badRequestFromIssues("chat completion request", parsed.error.issues);
+  return parsed.data;
+}
+
+function parseCompletionRequest(body: unknown): CompletionRequest {
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw new HttpError(400, "invalid completion request: the body must be a JSON object");
+  }
+  const b = body as Record<string, unknown>;
+  const p = b.prompt;
+  const ok =
+    typeof p === "string" ||
+    (Array.isArray(p) &&
+      p.length > 0 &&
+      (p.every((x) => typeof x === "string") ||
+        p.every((x) => Number.isInteger(x) && (x as number) >= 0) ||
+        p.every((x) => Array.isArray(x) && x.every((y) => Number.isInteger(y) && y >= 0))));
+  if (!ok) {
+    throw new HttpError(
+      400,
+      "invalid completion request: prompt: must be a string, a list of strings, a list of token ids or a list of lists of token ids",
+    );
+  }
+  if (b.stream !== undefined && typeof b.stream !== "boolean") {
+    throw new HttpError(400, "invalid completion request: stream: must be a boolean");
+  }
+  if (b.n !== undefined && (!Number.isInteger(b.n) || (b.n as number) < 1)) {
+    throw new HttpError(400, "invalid completion request: n: must be a positive integer");
+  }
+  return b as CompletionRequest;
+}
+
+/** The completion as the agent sees it: vLLM-only fields removed unless asked for. */
+function agentCompletion(c: ChatCompletion, x: Exposure): ChatCompletion {
+  if (x.tokenIds && x.logprobs) return c;
+  const out: ChatCompletion = { ...c, choices: c.choices.map((ch) => stripChoice(ch, x)) };
+  if (!x.tokenIds) delete out.prompt_token_ids;
+  return out;
+}
+
+function agentChunk(c: ChatCompletionChunk, x: Exposure): ChatCompletionChunk {
+  if (x.tokenIds && x.logprobs) return c;
+  const out: ChatCompletionChunk = { ...c, choices: c.choices.map((ch) => stripChoice(ch, x)) };
+  if (!x.tokenIds) delete out.prompt_token_ids;
+  return out;
+}
+
+function agentTextCompletion(c: Completion, x: Exposure): Completion {
+  if (x.tokenIds && x.logprobs) return c;
+  return {
+    ...c,
+    choices: c.choices.map((ch) => {
+      const o = stripChoice(ch, x);
+      if (!x.tokenIds) delete o.prompt_token_ids;
+      return o;
+    }),
+  };
+}
+
+function stripChoice<T extends { logprobs?: unknown; token_ids?: unknown }>(ch: T, x: Exposure): T {
+  const o = { ...ch };
+  if (!x.tokenIds) delete o.token_ids;
+  if (!x.logprobs) o.logprobs = null;
+  return o;
+}

@@ -1,0 +1,205 @@
+/**
+ * Upstreams that speak OpenAI's Chat Completions and Completions: vLLM (token ids on request) and
+ * hosted OpenAI-compatible APIs (text only).
+ *
+ * vLLM: we inject `logprobs` and `return_token_ids` so the response carries `prompt_token_ids`,
+ * `choices[].token_ids` and per-token logprobs; the gateway strips them from what the agent sees
+ * unless it asked. Hosted APIs get the request as the agent sent it (with the session's sampling
+ * parameters) and the trace records text only, with tokenSource "none".
+ */
+
+import type { ChatCompletion, ChatCompletionChunk } from "../../types/index.js";
+import { ChatStreamAccumulator } from "../accumulate.js";
+import { HttpError } from "../errors.js";
+import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
+import type { Upstream } from "./pool.js";
+import type {
+  ChatCall,
+  ChatOutcome,
+  ChoiceTokens,
+  Completion,
+  CompletionCall,
+  CompletionOutcome,
+  UpstreamAdapter,
+} from "./types.js";
+
+export class OpenAICompatAdapter implements UpstreamAdapter {
+  async chat(u: Upstream, call: ChatCall): Promise<ChatOutcome> {
+    const withTokens = u.kind === "vllm";
+    const body: Record<string, unknown> = { ...call.request };
+    if (call.model !== undefined) body.model = call.model;
+    if (withTokens) {
+      body.logprobs = true;
+      body.return_token_ids = true;
+    }
+    const stream = call.onChunk !== undefined;
+    if (stream) {
+      body.stream = true;
+      // Usage arrives in a final chunk only when asked; the gateway always wants it for the trace.
+      body.stream_options = { ...(call.request.stream_options ?? {}), include_usage: true };
+    } else {
+      delete body.stream;
+      delete body.stream_options;
+    }
+    const res = await upstreamPost(u, "/v1/chat/completions", body, call.signal);
+    let completion: ChatCompletion;
+    if (stream) {
+      const acc = new ChatStreamAccumulator();
+      for await (const ev of upstreamSse(u, res, call.signal)) {
+        const chunk = ev as unknown as ChatCompletionChunk;
+        if (!Array.isArray(chunk.choices)) {
+          throw new HttpError(
+            502,
+            `upstream ${u.url} sent a chunk without choices`,
+            "upstream_error",
+          );
+        }
+        acc.push(chunk);
+        call.onChunk!(chunk);
+      }
+      completion = acc.result();
+    } else {
+      completion = checkCompletion(u, await readUpstreamJson(u, res, call.signal));
+    }
+    return {
+      completion,
+      promptIds: withTokens ? (completion.prompt_token_ids ?? null) : null,
+      choices: completion.choices.map((c) => ({
+        completionIds: withTokens ? (c.token_ids ?? null) : null,
+        logprobs: c.logprobs?.content ? c.logprobs.content.map((t) => t.logprob) : null,
+      })),
+      tokenSource: withTokens && completion.prompt_token_ids ? "upstream" : "none",
+    };
+  }
+
+  async completions(u: Upstream, call: CompletionCall): Promise<CompletionOutcome> {
+    const withTokens = u.kind === "vllm";
+    const body: Record<string, unknown> = { ...call.request };
+    if (call.model !== undefined) body.model = call.model;
+    if (withTokens) {
+      // Top-1 logprobs give each sampled token's logprob on every vLLM version.
+      body.logprobs = Math.max(1, Number(call.request.logprobs ?? 0));
+      body.return_token_ids = true;
+    }
+    const stream = call.onChunk !== undefined;
+    if (stream) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    } else {
+      delete body.stream;
+      delete body.stream_options;
+    }
+    const res = await upstreamPost(u, "/v1/completions", body, call.signal);
+    let completion: Completion;
+    if (stream) {
+      const acc = new CompletionAccumulator();
+      for await (const ev of upstreamSse(u, res, call.signal)) {
+        const chunk = ev as unknown as Completion;
+        if (!Array.isArray(chunk.choices)) {
+          throw new HttpError(
+            502,
+            `upstream ${u.url} sent a chunk without choices`,
+            "upstream_error",
+          );
+        }
+        acc.push(chunk);
+        call.onChunk!(chunk);
+      }
+      completion = acc.result();
+    } else {
+      const raw = await readUpstreamJson(u, res, call.signal);
+      if (!raw || typeof raw !== "object" || !Array.isArray((raw as Completion).choices)) {
+        throw new HttpError(
+          502,
+          `upstream ${u.url} returned a completion without choices`,
+          "upstream_error",
+        );
+      }
+      completion = raw as Completion;
+    }
+    const first = completion.choices[0];
+    return {
+      completion,
+      promptIds: withTokens ? (first?.prompt_token_ids ?? null) : null,
+      choices: completion.choices.map(
+        (c): ChoiceTokens => ({
+          completionIds: withTokens ? (c.token_ids ?? null) : null,
+          logprobs: c.logprobs?.token_logprobs
+            ? c.logprobs.token_logprobs.map((x) => (x == null ? 0 : x))
+            : null,
+        }),
+      ),
+      tokenSource: withTokens && first?.prompt_token_ids ? "upstream" : "none",
+    };
+  }
+}
+
+export function checkCompletion(u: Upstream, raw: unknown): ChatCompletion {
+  if (!raw || typeof raw !== "object" || !Array.isArray((raw as ChatCompletion).choices)) {
+    throw new HttpError(
+      502,
+      `upstream ${u.url} returned JSON that is not a chat completion (no choices array)`,
+      "upstream_error",
+    );
+  }
+  for (const c of (raw as ChatCompletion).choices) {
+    if (!c || typeof c !== "object" || !c.message || typeof c.message !== "object") {
+      throw new HttpError(
+        502,
+        `upstream ${u.url} returned a choice without a message`,
+        "upstream_error",
+      );
+    }
+  }
+  return raw as ChatCompletion;
+}
+
+/** Folds streamed text-completion chunks into one completion (text, token ids, logprobs). */
+export class CompletionAccumulator {
+  private base: Omit<Completion, "choices"> | undefined;
+  private readonly choices = new Map<number, Completion["choices"][number]>();
+
+  push(chunk: Completion): void {
+    if (!this.base) {
+      const { choices: _c, ...rest } = chunk;
+      this.base = { ...rest, object: "text_completion" };
+    }
+    if (chunk.usage) this.base.usage = chunk.usage;
+    for (const c of chunk.choices) {
+      let acc = this.choices.get(c.index);
+      if (!acc) {
+        acc = { index: c.index, text: "", finish_reason: null, logprobs: null };
+        this.choices.set(c.index, acc);
+      }
+      acc.text += c.text ?? "";
+      if (c.finish_reason) acc.finish_reason = c.finish_reason;
+      if (Array.isArray(c.token_ids)) acc.token_ids = [...(acc.token_ids ?? []), ...c.token_ids];
+      if (Array.isArray(c.prompt_token_ids)) acc.prompt_token_ids = c.prompt_token_ids;
+      const lp = c.logprobs;
+      if (lp) {
+        acc.logprobs ??= {
+          tokens: [],
+          token_logprobs: [],
+          top_logprobs: [],
+          text_offset: [],
+        };
+        const cur = acc.logprobs;
+        cur.tokens!.push(...(lp.tokens ?? []));
+        cur.token_logprobs!.push(...(lp.token_logprobs ?? []));
+        cur.top_logprobs!.push(...(lp.top_logprobs ?? []));
+        cur.text_offset!.push(...(lp.text_offset ?? []));
+      }
+    }
+  }
+
+  result(): Completion {
+    return {
+      id: "",
+      created: 0,
+      model: "",
+      ...this.base,
+      object: "text_completion",
+      choices: [...this.choices.values()].sort((a, b) => a.index - b.index),
+    };
+  }
+}

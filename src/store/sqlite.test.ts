@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { TraceRecord } from "../types/index.js";
+import { Store } from "./sqlite.js";
+
+function trace(id: string, sessionId: string, finishedAt: number): TraceRecord {
+  return {
+    id,
+    sessionId,
+    api: "chat.completions",
+    upstream: "http://127.0.0.1:1",
+    model: "m",
+    request: { messages: [{ role: "user", content: "hi" }] },
+    messages: [{ role: "user", content: "hi" }],
+    promptIds: [1, 2, 3],
+    choices: [
+      {
+        index: 0,
+        content: "yo",
+        reasoning: null,
+        finishReason: "stop",
+        completionIds: [4, 5],
+        logprobs: [-0.1, -0.2],
+      },
+    ],
+    tokenSource: "upstream",
+    weightVersion: 0,
+    promptTokens: 3,
+    completionTokens: 2,
+    latencyMs: 1,
+    stream: false,
+    startedAt: finishedAt - 1,
+    finishedAt,
+    status: 200,
+    error: null,
+  };
+}
+
+test("sessions: insert, get, list with cursor, delete keeps or purges traces", () => {
+  const s = new Store({ path: ":memory:" });
+  for (const id of ["a", "b/1", "c:2"]) {
+    s.insertSession({
+      id,
+      token: `t-${id}`,
+      metadata: { k: id },
+      samplingParams: { temperature: 1 },
+      createdAt: 1,
+    });
+  }
+  assert.deepEqual(s.getSession("b/1")?.metadata, { k: "b/1" });
+  assert.equal(s.getSession("nope"), undefined);
+  const page1 = s.listSessions("", 2);
+  assert.deepEqual(
+    page1.map((r) => r.id),
+    ["a", "b/1"],
+  );
+  assert.deepEqual(
+    s.listSessions("b/1", 2).map((r) => r.id),
+    ["c:2"],
+  );
+  s.insertTrace(trace("t1", "a", 10));
+  s.insertTrace(trace("t2", "b/1", 11));
+  assert.equal(s.deleteSession("a", false), 0);
+  assert.equal(s.getTrace("t1")?.trace.id, "t1", "traces survive a plain delete");
+  assert.equal(s.deleteSession("b/1", true), 1);
+  assert.equal(s.getTrace("t2"), undefined);
+  assert.equal(s.countSessions(), 1);
+  s.close();
+});
+
+test("traces: round trip, per session in order, query by session/time/cursor", () => {
+  const s = new Store({ path: ":memory:" });
+  s.insertTrace(trace("x1", "s1", 100));
+  s.insertTrace(trace("x2", "s2", 200));
+  s.insertTrace(trace("x3", "s1", 300));
+  assert.deepEqual(s.getTrace("x1")?.trace, trace("x1", "s1", 100));
+  assert.deepEqual(
+    s.sessionTraces("s1").map((r) => r.trace.id),
+    ["x1", "x3"],
+  );
+  assert.deepEqual(
+    s.queryTraces({ sessionIds: ["s1", "s2"], since: 150 }).map((r) => r.trace.id),
+    ["x2", "x3"],
+  );
+  const first = s.queryTraces({ limit: 1 });
+  assert.deepEqual(
+    s.queryTraces({ after: first[0]!.seq }).map((r) => r.trace.id),
+    ["x2", "x3"],
+  );
+  assert.throws(() => s.insertTrace(trace("x1", "s1", 1)), /UNIQUE/);
+  assert.equal(s.countTraces(), 3, "a failed insert leaves what was recorded untouched");
+  s.close();
+});
+
+test("a committed trace survives kill -9 of the writing process (WAL)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rllm-store-"));
+  const path = join(dir, "t.db");
+  // The child writes 50 traces then kills itself with SIGKILL: no close, no checkpoint.
+  const child = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "-e",
+      `import { Store } from ${JSON.stringify(new URL("./sqlite.ts", import.meta.url).pathname)};
+       const s = new Store({ path: ${JSON.stringify(path)} });
+       for (let i = 0; i < 50; i++) s.insertTrace(${trace.toString()}("k" + i, "s", i));
+       process.kill(process.pid, "SIGKILL");`,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(child.signal, "SIGKILL", child.stderr);
+  const s = new Store({ path });
+  assert.equal(s.countTraces(), 50);
+  assert.equal(s.getTrace("k49")?.trace.choices[0]?.completionIds?.length, 2);
+  s.close();
+});
+
+test("meta and a clear error for an unusable path", () => {
+  const s = new Store({ path: ":memory:" });
+  s.setMeta("weight_version", "3");
+  s.setMeta("weight_version", "4");
+  assert.equal(s.getMeta("weight_version"), "4");
+  s.close();
+  const dir = mkdtempSync(join(tmpdir(), "rllm-store-"));
+  writeFileSync(join(dir, "file"), "x");
+  // A path under a regular file can never be created.
+  assert.throws(
+    () => new Store({ path: join(dir, "file", "t.db") }),
+    /ENOTDIR|cannot open the store/,
+  );
+});
