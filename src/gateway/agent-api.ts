@@ -109,10 +109,6 @@ export class AgentApi {
       finish: () => translator.finish(),
       error: (e) => translator.fail({ message: e.message, code: e.type }),
     });
-  },
-        },
-      ],
-    });
   }
 
   async anthropicMessages(
@@ -140,9 +136,6 @@ export class AgentApi {
       chunk: (c) => translator.push(c),
       finish: () => translator.finish(),
       error: (e) => translator.fail({ status: e.status, message: e.message, type: e.type }),
-    });
-  },
-      ],
     });
   }
 

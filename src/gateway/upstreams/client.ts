@@ -45,7 +45,7 @@ export function fromTransportError(u: Upstream, err: unknown): HttpError {
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
     return new HttpError(
       504,
-      `upstream ${u.url} did not answer in time (${describe(err)})`,
+      `upstream ${u.url} did not answer in time (${describe(err)}); raise gateway.upstreamTimeoutMs if the model is just slow`,
       "upstream_timeout",
     );
   }

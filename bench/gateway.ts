@@ -1,0 +1,642 @@
+/**
+ * Gateway overhead benchmark: the same request mix sent directly to the fake vLLM upstream and
+ * through the gateway (traces written to a real SQLite file), at several concurrencies.
+ *
+ *   node --import tsx bench/gateway.ts [--duration 5] [--warmup 1] [--concurrency 1,64,256]
+ *     [--targets direct,gateway] [--no-pin] [--profile] [--direct-tokens] [--durability full]
+ *     [--seed 1] [--out bench/results/gateway.json] [--strict]
+ *
+ * The servers (fake upstream and gateway) run as child processes pinned with `taskset -c 1`; the
+ * load generator re-executes itself under `taskset -c 0`. Prints a markdown table (req/s, p50, p99,
+ * added latency, throughput ratio, errors), the CPU each server used per request, whether every
+ * gateway call left a trace in SQLite, and PASS/FAIL for each target; writes the same as JSON.
+ * Environment: BENCH_DURATION, BENCH_WARMUP, BENCH_CONCURRENCY override the defaults.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
+import { request } from "undici";
+import { formatProfile, type ProfileSummary, summarizeProfile } from "./lib/cpuprofile.js";
+import {
+  buildMix,
+  type CellResult,
+  type MixRequest,
+  runCell,
+  type VirtualUser,
+} from "./lib/load.js";
+import {
+  affinityOf,
+  canPin,
+  cpuMsOf,
+  freePort,
+  type ServerProc,
+  spawnServer,
+} from "./lib/procs.js";
+import { fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PINNED_ENV = "BENCH_LOADGEN_PINNED";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: process.env.BENCH_DURATION ?? "5" },
+    warmup: { type: "string", default: process.env.BENCH_WARMUP ?? "1" },
+    concurrency: { type: "string", default: process.env.BENCH_CONCURRENCY ?? "1,64,256" },
+    targets: { type: "string", default: "direct,gateway" },
+    "no-pin": { type: "boolean", default: false },
+    "loadgen-cpus": { type: "string", default: "0" },
+    "server-cpus": { type: "string", default: "1" },
+    profile: { type: "boolean", default: false },
+    "direct-tokens": { type: "boolean", default: false },
+    durability: { type: "string", default: "normal" },
+    "gateway-build": { type: "string", default: "tsx" },
+    seed: { type: "string", default: "1" },
+    out: { type: "string", default: join(ROOT, "bench", "results", "gateway.json") },
+    keep: { type: "boolean", default: false },
+    strict: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+  strict: true,
+});
+
+if (flags.help) {
+  console.log(
+    [
+      "usage: node --import tsx bench/gateway.ts [options]",
+      "  --duration S          measured seconds per cell (default 5; env BENCH_DURATION)",
+      "  --warmup S            warm-up seconds per cell, not measured (default 1; env BENCH_WARMUP)",
+      "  --concurrency LIST    virtual users per cell (default 1,64,256; env BENCH_CONCURRENCY)",
+      "  --targets LIST        direct,gateway (default both)",
+      "  --no-pin              do not pin processes to cores with taskset",
+      "  --loadgen-cpus / --server-cpus   taskset CPU lists (default 0 / 1)",
+      "  --profile             run the gateway under --cpu-prof and summarise the profile",
+      "  --direct-tokens       add logprobs + return_token_ids to direct requests (what the",
+      "                        gateway asks the upstream for), to isolate the gateway's own cost",
+      "  --durability MODE     gateway store durability: normal (default) or full",
+      "  --gateway-build B     tsx (default: run src/ under tsx) or dist (compile with tsc into",
+      "                        bench/results/dist and run plain JS, as an installed rllm does)",
+      "  --seed N              request-mix seed (default 1)",
+      "  --out FILE            JSON results (default bench/results/gateway.json)",
+      "  --keep                keep the temporary directory (SQLite file, logs)",
+      "  --strict              exit 1 when a target fails",
+    ].join("\n"),
+  );
+  process.exit(0);
+}
+
+const durationS = Number(flags.duration);
+const warmupS = Number(flags.warmup);
+const concurrencies = flags.concurrency
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => n > 0);
+const targets = new Set(flags.targets.split(",").map((s) => s.trim()));
+if (
+  !(durationS > 0) ||
+  !(warmupS >= 0) ||
+  concurrencies.length === 0 ||
+  concurrencies.some((c) => !Number.isInteger(c)) ||
+  [...targets].some((t) => t !== "direct" && t !== "gateway") ||
+  (flags.durability !== "normal" && flags.durability !== "full") ||
+  (flags["gateway-build"] !== "tsx" && flags["gateway-build"] !== "dist")
+) {
+  console.error("bad arguments; see --help");
+  process.exit(2);
+}
+
+// ---- pinning: the load generator re-executes itself on its own core ----
+
+// In the re-executed child the affinity is already one core, so the decision is inherited.
+const alreadyPinned = process.env[PINNED_ENV] === "1";
+const pinWanted = !flags["no-pin"] && (alreadyPinned || availableParallelism() >= 2);
+const pinnable = pinWanted && (alreadyPinned || canPin());
+if (pinnable && !alreadyPinned) {
+  const child = spawn(
+    "taskset",
+    ["-c", flags["loadgen-cpus"], process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: "inherit", env: { ...process.env, [PINNED_ENV]: "1" } },
+  );
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await main();
+}
+
+// ---- the benchmark ----
+
+interface ServerCpu {
+  /** Fraction of one core each server used over the measured window. */
+  upstreamCores: number;
+  gatewayCores: number;
+  /** CPU microseconds per measured request. */
+  upstreamUsPerReq: number;
+  gatewayUsPerReq: number;
+}
+
+type Measured = CellResult & {
+  cpu: ServerCpu;
+  /** The measured window in µs of the monotonic clock (to cut a CPU profile to it). */
+  window: [number, number];
+};
+
+interface Row {
+  concurrency: number;
+  direct?: Measured;
+  gateway?: Measured;
+}
+
+interface TraceCheck {
+  afterConcurrency: number;
+  expectedOk: number;
+  rowsTotal: number;
+  rowsOk: number;
+  equal: boolean;
+}
+
+interface Target {
+  name: string;
+  status: "PASS" | "FAIL" | "SKIP";
+  detail: string;
+}
+
+async function main(): Promise<void> {
+  const serverCpus = pinnable ? flags["server-cpus"] : undefined;
+  if (pinWanted && !pinnable) console.warn("taskset is not usable here: running unpinned");
+  const work = mkdtempSync(join(tmpdir(), "rllm-bench-gateway-"));
+  const dbPath = join(work, "traces.db");
+  const profDir = join(work, "profile");
+  const env = childEnv(work);
+  const servers: ServerProc[] = [];
+  const stopAll = async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+  };
+  process.once("SIGINT", () => void stopAll().then(() => process.exit(130)));
+
+  let profile: ProfileSummary | undefined;
+  try {
+    const upPort = await freePort();
+    const upstream = await spawnServer({
+      name: "fake upstream",
+      url: `http://127.0.0.1:${upPort}`,
+      cpus: serverCpus,
+      env,
+      nodeArgs: [
+        "--import",
+        "tsx",
+        join(ROOT, "src/testing/fake-upstream-main.ts"),
+        "--port",
+        String(upPort),
+        "--kind",
+        "vllm",
+      ],
+    });
+    servers.push(upstream);
+    const gwPort = await freePort();
+    const gateway = await spawnServer({
+      name: "gateway",
+      url: `http://127.0.0.1:${gwPort}`,
+      cpus: serverCpus,
+      env,
+      nodeArgs: [
+        ...(flags.profile
+          ? ["--cpu-prof", "--cpu-prof-dir", profDir, "--cpu-prof-interval", "1000"]
+          : []),
+        ...gatewayEntry(),
+        "gateway",
+        "--port",
+        String(gwPort),
+        "--upstream",
+        upstream.url,
+        "--db",
+        dbPath,
+        "--durability",
+        flags.durability,
+      ],
+    });
+    servers.push(gateway);
+
+    const seed = Number(flags.seed);
+    const mix = buildMix(seed);
+    const directMix = flags["direct-tokens"]
+      ? buildMix(seed, { logprobs: true, return_token_ids: true })
+      : mix;
+    printHeader(upstream, gateway, dbPath, serverCpus);
+
+    const rows: Row[] = [];
+    const checks: TraceCheck[] = [];
+    let gatewayOk = 0;
+    let gatewayMeasured = 0;
+    const gatewayWindows: [number, number][] = [];
+    for (const c of concurrencies) {
+      const row: Row = { concurrency: c };
+      rows.push(row);
+      if (targets.has("direct")) {
+        const users: VirtualUser[] = Array.from({ length: c }, () => ({
+          origin: upstream.url,
+          prefix: "",
+          headers: {},
+        }));
+        row.direct = await measure(c, directMix, users, upstream, gateway);
+        progress("direct ", row.direct);
+        await pause(300);
+      }
+      if (targets.has("gateway")) {
+        const users = await createSessions(gateway.url, c);
+        row.gateway = await measure(c, mix, users, upstream, gateway);
+        gatewayOk += row.gateway.ok;
+        gatewayMeasured += row.gateway.measured;
+        gatewayWindows.push(row.gateway.window);
+        progress("gateway", row.gateway);
+        const check = countTraces(dbPath, c, gatewayOk);
+        checks.push(check);
+        console.log(
+          `          traces in SQLite: ${fmtInt(check.rowsOk)} ok rows (${fmtInt(check.rowsTotal)} in all)` +
+            ` for ${fmtInt(check.expectedOk)} successful gateway requests — ${check.equal ? "equal" : "NOT EQUAL"}`,
+        );
+        await pause(300);
+      }
+    }
+    await stopAll();
+    if (flags.profile) {
+      const files = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
+      if (files.length === 0) console.warn("no .cpuprofile was written by the gateway");
+      else profile = summarizeProfile(join(profDir, files[0]!), 30, gatewayWindows);
+    }
+    report(rows, checks, profile, gatewayMeasured, { dbPath, serverCpus, seed });
+    if (flags.profile && profile) {
+      const keepAt = join(dirname(flags.out), "gateway.cpuprofile");
+      mkdirSync(dirname(keepAt), { recursive: true });
+      copyFileSync(profile.file, keepAt);
+      console.log(`\nprofile copied to ${relative(process.cwd(), keepAt)}`);
+    }
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    for (const s of servers) console.error(`--- ${s.name} log ---\n${s.log()}`);
+    await stopAll();
+    process.exitCode = 1;
+  } finally {
+    if (!flags.keep) rmSync(work, { recursive: true, force: true });
+    else console.log(`kept ${work}`);
+  }
+}
+
+/**
+ * How the gateway is started: from the TypeScript sources under tsx (default), or compiled with
+ * tsc into bench/results/dist first and run by plain node, as `rllm gateway` runs when installed.
+ */
+function gatewayEntry(): string[] {
+  if (flags["gateway-build"] === "tsx") return ["--import", "tsx", join(ROOT, "src/cli/index.ts")];
+  const outDir = join(ROOT, "bench", "results", "dist");
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, "node_modules/typescript/bin/tsc"),
+      "-p",
+      join(ROOT, "tsconfig.build.json"),
+      "--outDir",
+      outDir,
+    ],
+    { stdio: "inherit", cwd: ROOT },
+  );
+  if (r.status !== 0) {
+    throw new Error("tsc failed: cannot build the gateway for --gateway-build dist");
+  }
+  // dist/version.js reads ../package.json, as it does in an installed package.
+  copyFileSync(join(ROOT, "package.json"), join(outDir, "..", "package.json"));
+  return [join(outDir, "cli", "index.js")];
+}
+
+/** Children get a clean rllm environment: no RLLM_* from the caller, a throwaway home. */
+function childEnv(work: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("RLLM_")) env[k] = v;
+  env.RLLM_HOME = join(work, "home");
+  return env;
+}
+
+async function createSessions(gatewayUrl: string, n: number): Promise<VirtualUser[]> {
+  const one = async (): Promise<VirtualUser> => {
+    const r = await request(`${gatewayUrl}/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    const text = await r.body.text();
+    if (r.statusCode !== 201) throw new Error(`POST /sessions answered ${r.statusCode}: ${text}`);
+    const s = JSON.parse(text) as { url: string; token: string };
+    const u = new URL(s.url);
+    return {
+      origin: u.origin,
+      prefix: u.pathname,
+      headers: { authorization: `Bearer ${s.token}` },
+    };
+  };
+  const out: VirtualUser[] = [];
+  for (let i = 0; i < n; i += 32) {
+    out.push(...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, one))));
+  }
+  return out;
+}
+
+async function measure(
+  concurrency: number,
+  mix: readonly MixRequest[],
+  users: VirtualUser[],
+  upstream: ServerProc,
+  gateway: ServerProc,
+): Promise<Measured> {
+  const at: Record<"start" | "end", { t: number; up: number; gw: number; us: number }> = {
+    start: { t: 0, up: 0, gw: 0, us: 0 },
+    end: { t: 0, up: 0, gw: 0, us: 0 },
+  };
+  const result = await runCell({
+    concurrency,
+    warmupMs: warmupS * 1000,
+    durationMs: durationS * 1000,
+    mix,
+    users,
+    onWindow: (edge) => {
+      at[edge] = {
+        t: performance.now(),
+        us: Number(process.hrtime.bigint() / 1000n),
+        up: cpuMsOf(upstream.child.pid),
+        gw: cpuMsOf(gateway.child.pid),
+      };
+    },
+  });
+  const wall = at.end.t - at.start.t;
+  const up = at.end.up - at.start.up;
+  const gw = at.end.gw - at.start.gw;
+  const n = Math.max(1, result.measured);
+  return {
+    ...result,
+    window: [at.start.us, at.end.us],
+    cpu: {
+      upstreamCores: up / wall,
+      gatewayCores: gw / wall,
+      upstreamUsPerReq: (up * 1000) / n,
+      gatewayUsPerReq: (gw * 1000) / n,
+    },
+  };
+}
+
+function countTraces(dbPath: string, concurrency: number, expectedOk: number): TraceCheck {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const r = db
+      .prepare(
+        "SELECT COUNT(*) AS total, COALESCE(SUM(json_extract(data, '$.status') = 200), 0) AS ok FROM traces",
+      )
+      .get() as { total: number; ok: number };
+    return {
+      afterConcurrency: concurrency,
+      expectedOk,
+      rowsTotal: r.total,
+      rowsOk: r.ok,
+      equal: r.ok === expectedOk,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function progress(label: string, r: Measured): void {
+  const errs = r.errorCount ? ` errors ${JSON.stringify(r.errors)}` : "";
+  console.log(
+    `  c=${String(r.concurrency).padStart(3)} ${label}: ${fmtInt(r.rps)} req/s, p50 ${fmtMs(r.p50)}, ` +
+      `p99 ${fmtMs(r.p99)}, cpu upstream ${pct(r.cpu.upstreamCores)} gateway ${pct(r.cpu.gatewayCores)} ` +
+      `loadgen ${pct(r.loadgenCpu)}${errs}`,
+  );
+  for (const e of r.errorSamples) console.log(`      ${e}`);
+}
+
+function pct(x: number): string {
+  return Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : "–";
+}
+
+function printHeader(
+  upstream: ServerProc,
+  gateway: ServerProc,
+  dbPath: string,
+  serverCpus: string | undefined,
+): void {
+  const cpuName = cpus()[0]?.model ?? "unknown CPU";
+  console.log(`# Gateway benchmark — ${cpus().length} cores (${cpuName}), node ${process.version}`);
+  console.log(
+    `load generator on CPUs ${affinityOf(process.pid) || "?"}; fake upstream (pid ${upstream.child.pid}) ` +
+      `on ${upstream.child.pid ? affinityOf(upstream.child.pid) : "?"}; gateway (pid ${gateway.child.pid}) ` +
+      `on ${gateway.child.pid ? affinityOf(gateway.child.pid) : "?"}${serverCpus ? "" : " (unpinned)"}`,
+  );
+  console.log(
+    `${durationS} s measured after ${warmupS} s warm-up per cell; concurrency ${concurrencies.join(", ")}; ` +
+      `traces → ${dbPath} (durability ${flags.durability})${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
+  );
+  console.log("");
+}
+
+function errorCell(r: Measured | undefined): string {
+  if (!r) return "–";
+  if (r.errorCount === 0) return "0";
+  return Object.entries(r.errors)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(" ");
+}
+
+function report(
+  rows: Row[],
+  checks: TraceCheck[],
+  profile: ProfileSummary | undefined,
+  gatewayMeasured: number,
+  info: { dbPath: string; serverCpus: string | undefined; seed: number },
+): void {
+  console.log("");
+  console.log(
+    markdownTable(
+      [
+        "concurrency",
+        "direct req/s",
+        "direct p50",
+        "direct p99",
+        "gateway req/s",
+        "gateway p50",
+        "gateway p99",
+        "added p50",
+        "gw/direct req/s",
+        "errors (direct / gateway)",
+      ],
+      rows.map((r) => {
+        const d = r.direct;
+        const g = r.gateway;
+        return [
+          String(r.concurrency),
+          d ? fmtInt(d.rps) : "–",
+          d ? fmtMs(d.p50) : "–",
+          d ? fmtMs(d.p99) : "–",
+          g ? fmtInt(g.rps) : "–",
+          g ? fmtMs(g.p50) : "–",
+          g ? fmtMs(g.p99) : "–",
+          d && g ? fmtMs(g.p50 - d.p50) : "–",
+          d && g ? `${((100 * g.rps) / d.rps).toFixed(0)}%` : "–",
+          `${errorCell(d)} / ${errorCell(g)}`,
+        ];
+      }),
+    ),
+  );
+  console.log("");
+  console.log("Server CPU over the measured window (both servers share the server core):");
+  console.log(
+    markdownTable(
+      [
+        "concurrency",
+        "target",
+        "upstream CPU",
+        "gateway CPU",
+        "upstream µs/req",
+        "gateway µs/req",
+        "load-gen CPU",
+      ],
+      rows.flatMap((r) =>
+        (["direct", "gateway"] as const)
+          .filter((t) => r[t])
+          .map((t) => {
+            const m = r[t]!;
+            return [
+              String(r.concurrency),
+              t,
+              pct(m.cpu.upstreamCores),
+              pct(m.cpu.gatewayCores),
+              m.cpu.upstreamUsPerReq.toFixed(0),
+              t === "gateway" ? m.cpu.gatewayUsPerReq.toFixed(0) : "–",
+              pct(m.loadgenCpu),
+            ];
+          }),
+      ),
+    ),
+  );
+  const last = checks[checks.length - 1];
+  if (last) {
+    console.log("");
+    console.log(
+      `Traces: ${fmtInt(last.rowsOk)} rows with status 200 (${fmtInt(last.rowsTotal)} rows in all) in ` +
+        `${info.dbPath} for ${fmtInt(last.expectedOk)} successful gateway requests: ` +
+        `${checks.every((c) => c.equal) ? "every trace is in SQLite" : "MISMATCH"}`,
+    );
+  }
+
+  const targetsOut = evaluate(rows, checks);
+  console.log("");
+  for (const t of targetsOut) console.log(`${t.status} ${t.name}: ${t.detail}`);
+
+  if (profile) {
+    console.log("");
+    console.log("Gateway CPU profile, measured windows of the gateway cells only:");
+    console.log(formatProfile(profile, gatewayMeasured));
+  }
+
+  mkdirSync(dirname(flags.out), { recursive: true });
+  writeFileSync(
+    flags.out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: {
+          cores: cpus().length,
+          cpu: cpus()[0]?.model ?? null,
+          node: process.version,
+          pinned: info.serverCpus !== undefined,
+          loadgenCpus: info.serverCpus !== undefined ? flags["loadgen-cpus"] : null,
+          serverCpus: info.serverCpus ?? null,
+        },
+        settings: {
+          durationS,
+          warmupS,
+          concurrencies,
+          targets: [...targets],
+          seed: info.seed,
+          durability: flags.durability,
+          directTokens: flags["direct-tokens"],
+          profile: flags.profile,
+        },
+        rows: rows.map((r) => ({
+          concurrency: r.concurrency,
+          direct: r.direct ?? null,
+          gateway: r.gateway ?? null,
+          addedP50Ms: r.direct && r.gateway ? r.gateway.p50 - r.direct.p50 : null,
+          addedP99Ms: r.direct && r.gateway ? r.gateway.p99 - r.direct.p99 : null,
+          throughputRatio: r.direct && r.gateway ? r.gateway.rps / r.direct.rps : null,
+        })),
+        traces: checks,
+        targets: targetsOut,
+        profile: profile ?? null,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log("");
+  console.log(`results written to ${relative(process.cwd(), flags.out) || flags.out}`);
+  if (flags.strict && targetsOut.some((t) => t.status === "FAIL")) process.exitCode = 1;
+}
+
+function evaluate(rows: Row[], checks: TraceCheck[]): Target[] {
+  const at = (c: number) => rows.find((r) => r.concurrency === c);
+  const out: Target[] = [];
+  const r1 = at(1);
+  if (r1?.direct && r1.gateway) {
+    const added = r1.gateway.p50 - r1.direct.p50;
+    out.push({
+      name: "added p50 ≤ 1 ms at concurrency 1",
+      status: added <= 1 ? "PASS" : "FAIL",
+      detail: `added p50 ${fmtMs(added)} (direct ${fmtMs(r1.direct.p50)}, gateway ${fmtMs(r1.gateway.p50)})`,
+    });
+  } else {
+    out.push({
+      name: "added p50 ≤ 1 ms at concurrency 1",
+      status: "SKIP",
+      detail: "needs both targets at concurrency 1",
+    });
+  }
+  const r64 = at(64);
+  if (r64?.gateway) {
+    const check = checks.find((c) => c.afterConcurrency === 64);
+    const fast = r64.gateway.rps >= 4000;
+    const traced = check?.equal === true;
+    out.push({
+      name: "≥ 4,000 req/s at concurrency 64 with every trace in SQLite",
+      status: fast && traced && r64.gateway.errorCount === 0 ? "PASS" : "FAIL",
+      detail:
+        `${fmtInt(r64.gateway.rps)} req/s; traces ${check ? `${fmtInt(check.rowsOk)} ok rows / ${fmtInt(check.expectedOk)} ok requests` : "not checked"}` +
+        `; errors ${r64.gateway.errorCount}`,
+    });
+  } else {
+    out.push({
+      name: "≥ 4,000 req/s at concurrency 64 with every trace in SQLite",
+      status: "SKIP",
+      detail: "needs the gateway at concurrency 64",
+    });
+  }
+  const r256 = at(256);
+  if (r256?.gateway) {
+    const errs = r256.gateway.errorCount + (r256.direct?.errorCount ?? 0);
+    out.push({
+      name: "no errors at concurrency 256",
+      status: errs === 0 ? "PASS" : "FAIL",
+      detail: `gateway ${errorCell(r256.gateway)}, direct ${errorCell(r256.direct)}`,
+    });
+  } else {
+    out.push({
+      name: "no errors at concurrency 256",
+      status: "SKIP",
+      detail: "needs the gateway at concurrency 256",
+    });
+  }
+  return out;
+}

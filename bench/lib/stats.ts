@@ -1,0 +1,54 @@
+/** Small statistics and formatting helpers for the benchmarks. */
+
+/** Nearest-rank percentile of ascending-sorted samples (q in 0..1); NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const rank = Math.min(n, Math.max(1, Math.ceil(q * n)));
+  return sorted[rank - 1]!;
+}
+
+export function sortedCopy(samples: readonly number[]): Float64Array {
+  return Float64Array.from(samples).sort();
+}
+
+export function mean(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  let s = 0;
+  for (const x of xs) s += x;
+  return s / xs.length;
+}
+
+/** Milliseconds with a precision that suits the magnitude. */
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return "–";
+  const a = Math.abs(ms);
+  if (a < 10) return `${ms.toFixed(2)} ms`;
+  if (a < 100) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(0)} ms`;
+}
+
+export function fmtInt(n: number): string {
+  if (!Number.isFinite(n)) return "–";
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/** A markdown table; every row must have as many cells as `head`. */
+export function markdownTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const sep = `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`;
+  return [line(head), sep, ...rows.map(line)].join("\n");
+}
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same request mix. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
