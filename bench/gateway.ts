@@ -35,11 +35,14 @@ import {
   freePort,
   type ServerProc,
   spawnServer,
+  systemCpuMs,
 } from "./lib/procs.js";
 import { fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PINNED_ENV = "BENCH_LOADGEN_PINNED";
+/** CPU used by other processes (in cores) above which a cell is flagged as disturbed. */
+const NOISY = 0.1;
 
 const { values: flags } = parseArgs({
   options: {
@@ -54,6 +57,7 @@ const { values: flags } = parseArgs({
     "direct-tokens": { type: "boolean", default: false },
     durability: { type: "string", default: "normal" },
     "gateway-build": { type: "string", default: "tsx" },
+    "quiet-wait": { type: "string", default: "30" },
     seed: { type: "string", default: "1" },
     out: { type: "string", default: join(ROOT, "bench", "results", "gateway.json") },
     keep: { type: "boolean", default: false },
@@ -79,6 +83,8 @@ if (flags.help) {
       "  --durability MODE     gateway store durability: normal (default) or full",
       "  --gateway-build B     tsx (default: run src/ under tsx) or dist (compile with tsc into",
       "                        bench/results/dist and run plain JS, as an installed rllm does)",
+      "  --quiet-wait S        before each cell, wait up to S s for other processes to go",
+      "                        under 5% of a core (default 30; 0 = do not wait)",
       "  --seed N              request-mix seed (default 1)",
       "  --out FILE            JSON results (default bench/results/gateway.json)",
       "  --keep                keep the temporary directory (SQLite file, logs)",
@@ -90,6 +96,7 @@ if (flags.help) {
 
 const durationS = Number(flags.duration);
 const warmupS = Number(flags.warmup);
+const quietS = Number(flags["quiet-wait"]);
 const concurrencies = flags.concurrency
   .split(",")
   .map((s) => Number(s.trim()))
@@ -135,6 +142,9 @@ interface ServerCpu {
   /** CPU microseconds per measured request. */
   upstreamUsPerReq: number;
   gatewayUsPerReq: number;
+  /** CPU used by everything else on the machine (other processes), in cores; and VM steal. */
+  otherCores: number;
+  stealCores: number;
 }
 
 type Measured = CellResult & {
@@ -240,12 +250,14 @@ async function main(): Promise<void> {
           prefix: "",
           headers: {},
         }));
+        await waitForQuiet(quietS, servers);
         row.direct = await measure(c, directMix, users, upstream, gateway);
         progress("direct ", row.direct);
         await pause(300);
       }
       if (targets.has("gateway")) {
         const users = await createSessions(gateway.url, c);
+        await waitForQuiet(quietS, servers);
         row.gateway = await measure(c, mix, users, upstream, gateway);
         gatewayOk += row.gateway.ok;
         gatewayMeasured += row.gateway.measured;
@@ -349,10 +361,17 @@ async function measure(
   upstream: ServerProc,
   gateway: ServerProc,
 ): Promise<Measured> {
-  const at: Record<"start" | "end", { t: number; up: number; gw: number; us: number }> = {
-    start: { t: 0, up: 0, gw: 0, us: 0 },
-    end: { t: 0, up: 0, gw: 0, us: 0 },
+  type Reading = {
+    t: number;
+    us: number;
+    up: number;
+    gw: number;
+    me: number;
+    sys: number;
+    steal: number;
   };
+  const zero: Reading = { t: 0, us: 0, up: 0, gw: 0, me: 0, sys: 0, steal: 0 };
+  const at: Record<"start" | "end", Reading> = { start: zero, end: zero };
   const result = await runCell({
     concurrency,
     warmupMs: warmupS * 1000,
@@ -365,6 +384,8 @@ async function measure(
         us: Number(process.hrtime.bigint() / 1000n),
         up: cpuMsOf(upstream.child.pid),
         gw: cpuMsOf(gateway.child.pid),
+        me: cpuMsOf(process.pid),
+        ...(({ busy, steal }) => ({ sys: busy, steal }))(systemCpuMs()),
       };
     },
   });
@@ -380,6 +401,9 @@ async function measure(
       gatewayCores: gw / wall,
       upstreamUsPerReq: (up * 1000) / n,
       gatewayUsPerReq: (gw * 1000) / n,
+      otherCores:
+        Math.max(0, at.end.sys - at.start.sys - up - gw - (at.end.me - at.start.me)) / wall,
+      stealCores: (at.end.steal - at.start.steal) / wall,
     },
   };
 }
@@ -404,6 +428,34 @@ function countTraces(dbPath: string, concurrency: number, expectedOk: number): T
   }
 }
 
+/**
+ * Waits (up to `maxS` seconds) until the machine is quiet: other processes using under 5% of a
+ * core over half a second. The machine may be shared; a busy one skews every number.
+ */
+async function waitForQuiet(maxS: number, ours: ServerProc[]): Promise<void> {
+  if (maxS <= 0) return;
+  const deadline = performance.now() + maxS * 1000;
+  let warned = false;
+  for (;;) {
+    const pids = [process.pid, ...ours.map((p) => p.child.pid)];
+    const own = () => pids.reduce<number>((acc, pid) => acc + cpuMsOf(pid), 0);
+    const ownBefore = own();
+    const before = systemCpuMs().busy;
+    const t = performance.now();
+    await pause(500);
+    const other = (systemCpuMs().busy - before - (own() - ownBefore)) / (performance.now() - t);
+    if (!Number.isFinite(other) || other < 0.05) return;
+    if (performance.now() > deadline) {
+      console.log(`      (machine still busy: other processes at ${pct(other)}; going on)`);
+      return;
+    }
+    if (!warned) {
+      console.log(`      (waiting for the machine to be quiet: other processes at ${pct(other)})`);
+      warned = true;
+    }
+  }
+}
+
 function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -413,8 +465,13 @@ function progress(label: string, r: Measured): void {
   console.log(
     `  c=${String(r.concurrency).padStart(3)} ${label}: ${fmtInt(r.rps)} req/s, p50 ${fmtMs(r.p50)}, ` +
       `p99 ${fmtMs(r.p99)}, cpu upstream ${pct(r.cpu.upstreamCores)} gateway ${pct(r.cpu.gatewayCores)} ` +
-      `loadgen ${pct(r.loadgenCpu)}${errs}`,
+      `loadgen ${pct(r.loadgenCpu)}, other processes ${pct(r.cpu.otherCores)}${errs}`,
   );
+  if (r.cpu.otherCores > NOISY) {
+    console.log(
+      `      warning: other processes used ${pct(r.cpu.otherCores)} of a core during this cell; its numbers are disturbed`,
+    );
+  }
   for (const e of r.errorSamples) console.log(`      ${e}`);
 }
 
@@ -502,6 +559,7 @@ function report(
         "upstream µs/req",
         "gateway µs/req",
         "load-gen CPU",
+        "other procs CPU",
       ],
       rows.flatMap((r) =>
         (["direct", "gateway"] as const)
@@ -516,6 +574,7 @@ function report(
               m.cpu.upstreamUsPerReq.toFixed(0),
               t === "gateway" ? m.cpu.gatewayUsPerReq.toFixed(0) : "–",
               pct(m.loadgenCpu),
+              `${pct(m.cpu.otherCores)}${m.cpu.otherCores > NOISY ? " (noisy)" : ""}`,
             ];
           }),
       ),

@@ -131,3 +131,15 @@ export function cpuMsOf(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/** Machine-wide CPU time so far, in ms: busy (user + nice + system) and steal; NaN off Linux. */
+export function systemCpuMs(): { busy: number; steal: number } {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , , , steal = 0] = f;
+    return { busy: ((user + nice + system) * 1000) / CLK_TCK, steal: (steal * 1000) / CLK_TCK };
+  } catch {
+    return { busy: Number.NaN, steal: Number.NaN };
+  }
+}

@@ -391,7 +391,7 @@ class CompletionRun {
       logprobs.length === ids.length &&
       logprobs.every((x) => typeof x === "number");
     if (lpsOk) c.logprobs.push(...(logprobs as number[]));
-    else c.logprobsComplete = false;
+    else if (ids.length > 0) c.logprobsComplete = false;
     let text = c.text.push(ids);
     if (finish) {
       text += c.text.finish();

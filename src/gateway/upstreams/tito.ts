@@ -529,12 +529,15 @@ export class TitoChatRun {
     if (this.streaming && !c.started) this.emitRole(c);
     c.started = true;
     for (const id of ids) c.ids.push(id);
-    if (!logprobs || logprobs.length !== ids.length) c.logprobsComplete = false;
-    else
-      for (const lp of logprobs) {
-        if (typeof lp === "number") c.logprobs.push(lp);
-        else c.logprobsComplete = false;
-      }
+    // A step that sampled nothing (a bare finish event) has no logprobs to miss.
+    if (ids.length > 0) {
+      if (!logprobs || logprobs.length !== ids.length) c.logprobsComplete = false;
+      else
+        for (const lp of logprobs) {
+          if (typeof lp === "number") c.logprobs.push(lp);
+          else c.logprobsComplete = false;
+        }
+    }
     const deltas = this.parse(c, c.text.push(ids), false);
     if (finish) deltas.push(...this.parse(c, c.text.finish(), true));
     for (const d of deltas) {
