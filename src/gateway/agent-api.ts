@@ -30,6 +30,7 @@ import { formatSse, type SseEvent, sendJson, startSse } from "./http.js";
 import type { Session } from "./sessions.js";
 import { chatTrace, completionTrace, failedTrace, newTraceId, type TraceMeta } from "./trace.js";
 import { describe, type Upstream, type UpstreamPool } from "./upstreams/pool.js";
+import { promptStateOf } from "./upstreams/prompt-state.js";
 import type {
   ChatOutcome,
   Completion,
@@ -219,7 +220,7 @@ export class AgentApi {
         }),
       )) as ChatOutcome;
       this.record(chatTrace(meta, outcome));
-      this.remember(session, request, outcome);
+      session.previous = promptStateOf(request, outcome);
       return { outcome, traceId };
     } finally {
       signal.dispose();
@@ -256,7 +257,7 @@ export class AgentApi {
         }),
       )) as ChatOutcome;
       this.record(chatTrace(meta, outcome));
-      this.remember(session, request, outcome);
+      session.previous = promptStateOf(request, outcome);
       sink.write(dialect.finish());
       sink.end();
     } catch (err) {
@@ -301,22 +302,6 @@ export class AgentApi {
 
   private record(trace: TraceRecord): void {
     this.deps.store.insertTrace(trace);
-  }
-
-  /** Keeps what token-in/token-out needs to extend this session's next prompt. */
-  private remember(session: Session, request: ChatCompletionRequest, outcome: ChatOutcome): void {
-    if (!outcome.promptIds || outcome.choices.some((c) => !c.completionIds)) {
-      session.previous = undefined;
-      return;
-    }
-    session.previous = {
-      messages: request.messages,
-      promptIds: outcome.promptIds,
-      choices: outcome.completion.choices.map((c, i) => ({
-        completionIds: outcome.choices[i]!.completionIds!,
-        message: c.message,
-      })),
-    };
   }
 
   /** The session's sampling parameters win over the agent's. */

@@ -19,9 +19,11 @@ import { Store } from "../store/sqlite.js";
 import { AgentApi, asHttpError, type Dialect, errorBody } from "./agent-api.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
 import { bearerToken, readJsonBody, sendJson } from "./http.js";
+import { type ChatRenderer, loadRendererSync } from "./render/index.js";
 import { type Session, Sessions, safeEqual, sessionUrl, sessionView } from "./sessions.js";
 import { OpenAICompatAdapter } from "./upstreams/openai-compat.js";
 import { type Upstream, UpstreamPool } from "./upstreams/pool.js";
+import { titoAdapters } from "./upstreams/tito.js";
 import type { UpstreamAdapter } from "./upstreams/types.js";
 
 export interface GatewayOptions {
@@ -30,8 +32,10 @@ export interface GatewayOptions {
   store?: Store;
   storePath?: string;
   storeSynchronous?: "normal" | "full";
-  /** Adapters by upstream kind; the defaults cover vllm and openai. */
+  /** Adapters by upstream kind; the defaults cover vllm and openai (and sglang with a tokenizer). */
   adapters?: Partial<Record<Upstream["kind"], UpstreamAdapter>>;
+  /** A loaded renderer to use instead of loading `config.tokenizer` (tests share one). */
+  renderer?: ChatRenderer;
 }
 
 const AGENT_API = /^(.*)\/v1\/(chat\/completions|completions|responses|messages|models)$/;
@@ -45,6 +49,7 @@ export class Gateway {
   private readonly server: Server;
   private readonly ownsStore: boolean;
   private readonly adapters: Partial<Record<Upstream["kind"], UpstreamAdapter>>;
+  readonly renderer: ChatRenderer | undefined;
   private version: number;
   private baseUrl = "";
 
@@ -60,7 +65,17 @@ export class Gateway {
         synchronous: options.storeSynchronous ?? "normal",
       });
     const openai = new OpenAICompatAdapter();
-    this.adapters = { vllm: openai, openai, ...options.adapters };
+    // With a tokenizer the gateway renders prompts itself and sends token ids (token-in/token-out).
+    const renderer =
+      options.renderer ??
+      (this.config.tokenizer ? loadRendererSync(this.config.tokenizer) : undefined);
+    this.renderer = renderer;
+    this.adapters = {
+      vllm: openai,
+      openai,
+      ...(renderer ? titoAdapters(renderer) : {}),
+      ...options.adapters,
+    };
     for (const u of this.config.upstreams) this.checkKind(u.kind);
     this.pool = new UpstreamPool(this.config.upstreams, {
       timeoutMs: this.config.upstreamTimeoutMs,

@@ -43,6 +43,7 @@ export function chatTrace(meta: TraceMeta, outcome: ChatOutcome): TraceRecord {
     promptIds: outcome.promptIds,
     choices,
     tokenSource: outcome.tokenSource,
+    ...(outcome.promptNote ? { promptNote: outcome.promptNote } : {}),
     promptTokens: usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
     completionTokens: usage?.completion_tokens ?? sumIds(outcome.choices),
     latencyMs: finishedAt - meta.startedAt,

@@ -135,6 +135,8 @@ export const TraceRecordSchema = z.strictObject({
   promptIds: TokenIds.nullable(),
   choices: z.array(TraceChoiceSchema),
   tokenSource: TokenSourceSchema,
+  /** How the gateway built the prompt ids (token-in/token-out), e.g. "extended previous prompt". */
+  promptNote: z.string().nullable().optional(),
   weightVersion: z.number().int().nonnegative(),
   promptTokens: z.number().int().nonnegative().nullable(),
   completionTokens: z.number().int().nonnegative().nullable(),

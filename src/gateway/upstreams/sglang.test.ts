@@ -3,6 +3,7 @@
  * the fake SGLang server: prompt ids, extension, cumulative and incremental streams, n > 1, finish
  * reasons, /v1/completions over /generate, and failures.
  */
+
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
@@ -24,6 +25,7 @@ import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
 import { loadRendererSync } from "../render/index.js";
 import { type Upstream, UpstreamConnectError, UpstreamPool } from "./pool.js";
+import { promptStateOf } from "./prompt-state.js";
 import { SglangAdapter } from "./sglang.js";
 import type { ChatCall, ChatOutcome, Completion, CompletionCall, PromptState } from "./types.js";
 
@@ -115,14 +117,7 @@ function chatCall(
 }
 
 function remember(call: ChatCall, outcome: ChatOutcome): PromptState {
-  return {
-    messages: call.request.messages,
-    promptIds: outcome.promptIds!,
-    choices: outcome.completion.choices.map((c, i) => ({
-      completionIds: outcome.choices[i]!.completionIds!,
-      message: c.message,
-    })),
-  };
+  return promptStateOf(call.request, outcome)!;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: loose access to recorded request bodies

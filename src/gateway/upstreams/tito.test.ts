@@ -3,6 +3,7 @@
  * the fake vLLM server: the ids sent upstream, multi-turn extension over sampled ids, parsing,
  * streaming vs non-streaming, and upstream failures.
  */
+
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
@@ -24,6 +25,7 @@ import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
 import { type ChatRenderer, loadRendererSync, PrefixMismatchError } from "../render/index.js";
 import { type Upstream, UpstreamConnectError, UpstreamPool } from "./pool.js";
+import { promptStateOf } from "./prompt-state.js";
 import { buildPromptIds, sameJson, titoAdapters } from "./tito.js";
 import type { ChatCall, ChatOutcome, PromptState } from "./types.js";
 import { VllmTitoAdapter } from "./vllm-tito.js";
@@ -103,14 +105,7 @@ function chatCall(
 
 /** What agent-api keeps after a call (session.previous). */
 function remember(call: ChatCall, outcome: ChatOutcome): PromptState {
-  return {
-    messages: call.request.messages,
-    promptIds: outcome.promptIds!,
-    choices: outcome.completion.choices.map((c, i) => ({
-      completionIds: outcome.choices[i]!.completionIds!,
-      message: c.message,
-    })),
-  };
+  return promptStateOf(call.request, outcome)!;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: loose access to recorded request bodies

@@ -64,18 +64,6 @@ export interface BuiltPrompt {
 }
 
 /**
- * Tools and template options each prompt was rendered with, keyed by the prompt-ids array the
- * adapter returned (which the session keeps as `previous.promptIds`). A prompt built with other
- * tools must not be extended: its system turn lists the old ones.
- */
-const renderedWith = new WeakMap<readonly number[], string>();
-
-/** Records what `ids` (a ChatOutcome's promptIds) were rendered with. */
-export function rememberPromptOptions(ids: readonly number[], prompt: BuiltPrompt): void {
-  renderedWith.set(ids, prompt.optionsKey);
-}
-
-/**
  * The prompt ids for a chat call: the previous prompt extended with the new turns when the
  * conversation continues the previous call exactly, else a full render of the conversation.
  */
@@ -103,8 +91,8 @@ export function buildPromptIds(renderer: ChatRenderer, call: ChatCall): BuiltPro
 
   const prev = call.previous;
   if (!prev) return render("rendered: first call");
-  const before = renderedWith.get(prev.promptIds);
-  if (before !== undefined && before !== optionsKey) {
+  // A prompt built with other tools must not be extended: its system turn lists the old ones.
+  if (prev.renderKey !== undefined && prev.renderKey !== optionsKey) {
     return render("rendered: tools or chat_template_kwargs differ from the previous call");
   }
   const match = matchPrevious(prev, messages);
@@ -610,7 +598,6 @@ export class TitoChatRun {
       usage,
       prompt_token_ids: this.promptIds,
     };
-    rememberPromptOptions(this.promptIds, this.prompt);
     return {
       completion,
       promptIds: this.promptIds,
@@ -620,6 +607,7 @@ export class TitoChatRun {
       })),
       tokenSource: "renderer",
       promptNote: this.prompt.note,
+      renderKey: this.prompt.optionsKey,
     };
   }
 

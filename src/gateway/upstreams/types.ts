@@ -24,6 +24,8 @@ export interface PromptState {
   messages: ChatMessage[];
   promptIds: number[];
   choices: { completionIds: number[]; message: ChatCompletion["choices"][number]["message"] }[];
+  /** What the prompt was rendered with (tools, template options), from ChatOutcome.renderKey. */
+  renderKey?: string;
 }
 
 export interface ChatCall {
@@ -44,6 +46,8 @@ export interface ChatOutcome {
   tokenSource: TokenSource;
   /** How the prompt ids were built, for the trace (e.g. "extended previous prompt"). */
   promptNote?: string;
+  /** An adapter's key for what the prompt was rendered with; handed back in the next PromptState. */
+  renderKey?: string;
 }
 
 export interface CompletionRequest {
