@@ -1,2 +1,3 @@
 export * from "./load.js";
+export * from "./provider.js";
 export * from "./schema.js";

@@ -1,0 +1,4 @@
+export * from "./engine.js";
+export * from "./episode.js";
+export * from "./gateway.js";
+export * from "./progress.js";

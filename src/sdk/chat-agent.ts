@@ -1,0 +1,48 @@
+/**
+ * The default agent of the built-in benchmarks: one chat call with the benchmark's system prompt
+ * and the task's question. It uses plain fetch against the session's OpenAI-compatible URL, so it
+ * runs anywhere an agent would, with no client library.
+ */
+import type { ChatMessage, Task } from "../types/index.js";
+import { type Rollout, rollout } from "./rollout.js";
+
+export interface ChatAgentOptions {
+  name?: string;
+  systemPrompt?: string;
+  userPrompt: (task: Task) => string;
+}
+
+export class AgentHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AgentHttpError";
+  }
+}
+
+export function chatAgent(options: ChatAgentOptions): Rollout {
+  return rollout(
+    async (task, config) => {
+      const messages: ChatMessage[] = [];
+      if (options.systemPrompt) messages.push({ role: "system", content: options.systemPrompt });
+      messages.push({ role: "user", content: options.userPrompt(task) });
+      const res = await fetch(`${config.baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` },
+        body: JSON.stringify({ model: config.model, messages }),
+        signal: config.signal,
+      });
+      if (!res.ok) {
+        const text = await res.text().catch(() => "");
+        throw new AgentHttpError(
+          res.status,
+          `chat call failed with ${res.status}: ${text.slice(0, 300)}`,
+        );
+      }
+      await res.arrayBuffer();
+    },
+    { name: options.name ?? "chat" },
+  );
+}

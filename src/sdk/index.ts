@@ -1,0 +1,3 @@
+export * from "./chat-agent.js";
+export * from "./process.js";
+export * from "./rollout.js";
