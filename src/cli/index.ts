@@ -3,7 +3,9 @@
 import { Command } from "commander";
 import { ConfigError } from "../config/index.js";
 import { VERSION } from "../version.js";
+import { evalCommand } from "./eval.js";
 import { gatewayCommand } from "./gateway.js";
+import { modelCommand } from "./model.js";
 
 const program = new Command()
   .name("rllm")
@@ -12,12 +14,15 @@ const program = new Command()
   .showHelpAfterError("(run with --help for usage)");
 
 program.addCommand(gatewayCommand());
+program.addCommand(evalCommand());
+program.addCommand(modelCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`rllm: ${err.message}`);
   } else {
     console.error(`rllm: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.RLLM_DEBUG && err instanceof Error) console.error(err.stack);
   }
   process.exit(1);
 });

@@ -29,7 +29,17 @@ export interface LoadConfigOptions {
 }
 
 /** Variables that share the prefix but are not config keys. */
-const NON_CONFIG_ENV = new Set(["RLLM_HOME", "RLLM_LOG_LEVEL", "RLLM_NO_PROGRESS"]);
+const NON_CONFIG_ENV = new Set([
+  "RLLM_HOME",
+  "RLLM_LOG_LEVEL",
+  "RLLM_NO_PROGRESS",
+  "RLLM_DEBUG",
+  "RLLM_HF_ENDPOINT",
+  // Set by rllm for child-process agents.
+  "RLLM_SESSION_ID",
+  "RLLM_TASK",
+  "RLLM_MODEL",
+]);
 
 export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
   const layers: { name: string; value: ConfigLayer }[] = [];

@@ -69,9 +69,54 @@ export const GatewayConfigSchema = z.strictObject({
 });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
+/** The model an eval or training run samples from (else the provider stored by `rllm model setup`). */
+export const ModelConfigSchema = z.strictObject({
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:8000/v1" })
+    .optional(),
+  apiKey: z.string().optional(),
+  name: z.string().min(1).optional(),
+  /** vllm/sglang give token ids; openai is any hosted API (text only). */
+  kind: UpstreamKindSchema.optional(),
+});
+
+export const EngineConfigSchema = z.strictObject({
+  /** Rollouts running at once. */
+  concurrency: z.number().int().positive().max(100_000).default(64),
+  /** Per-rollout limit in seconds, agent and evaluation included. */
+  timeoutSeconds: z.number().positive().default(600),
+  /** Retries of a rollout lost to an infrastructure failure (gateway or upstream). */
+  infraRetries: z.number().int().min(0).max(20).default(2),
+  /** A running gateway to use instead of starting one in process. */
+  gateway: z.url().optional(),
+  gatewayAdminKey: z.string().optional(),
+});
+
+export const EvalConfigSchema = z.strictObject({
+  split: z.string().optional(),
+  maxExamples: z.number().int().positive().optional(),
+  /** Row positions, e.g. "0,3,7-9". */
+  taskIndices: z.string().optional(),
+  /** Attempts per task: pass@1..K. */
+  attempts: z.number().int().positive().max(1024).default(1),
+  /** A folder laid out <benchmark>/<split>.jsonl[.gz] | .parquet | .json. */
+  dataDir: z.string().optional(),
+  output: z.string().optional(),
+  /** FILE[#export] of a rollout; default the benchmark's agent. */
+  agent: z.string().optional(),
+  /** A command run per rollout with the session in its environment (OPENAI_BASE_URL, ...). */
+  agentCmd: z.string().optional(),
+  /** FILE[#export] of an evaluator; default the benchmark's grader. */
+  evaluator: z.string().optional(),
+  samplingParams: SamplingParamsSchema.default({}),
+});
+
 export const RllmConfigSchema = z.strictObject({
   gateway: GatewayConfigSchema.default(GatewayConfigSchema.parse({})),
   store: StoreConfigSchema.default(StoreConfigSchema.parse({})),
+  model: ModelConfigSchema.default({}),
+  engine: EngineConfigSchema.default(EngineConfigSchema.parse({})),
+  eval: EvalConfigSchema.default(EvalConfigSchema.parse({})),
 });
 export type RllmConfig = z.infer<typeof RllmConfigSchema>;
 export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

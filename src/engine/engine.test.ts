@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { evaluator, processRollout, rollout } from "../sdk/index.js";
+import { evaluator, finalResponse, processRollout, rollout } from "../sdk/index.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import type { Episode, Task } from "../types/index.js";
 import { runRollouts } from "./engine.js";
-import { finalResponse } from "./episode.js";
 import { InProcessGateway } from "./gateway.js";
 
 const tasks: Task[] = [0, 1, 2].map((i) => ({
@@ -104,7 +103,7 @@ describe("the rollout engine", () => {
   });
 
   test("an agent's own trajectory is joined to the traces by trace id", async () => {
-    const agent = rollout(async (task, config) => {
+    const agent = rollout(async (_task, config) => {
       const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, maxRetries: 0 });
       const steps = [];
       for (const q of ["a", "b"]) {

@@ -16,8 +16,9 @@
  * result so far is kept. Aborting `hardSignal` also aborts the running ones.
  */
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Evaluator, NormalizedResult, Rollout, RolloutConfig } from "../sdk/index.js";
-import type { Episode, SamplingParams, Task, TraceRecord } from "../types/index.js";
+import type { Episode, SamplingParams, Task, TraceRecord, Trajectory } from "../types/index.js";
 import {
   buildTrajectories,
   TraceJoinError,
@@ -108,6 +109,8 @@ export async function runRollouts(tasks: Task[], options: EngineOptions): Promis
   const work: Work[] = [];
   for (const task of tasks) for (let a = 0; a < groupSize; a++) work.push({ task, attempt: a });
 
+  // Every running rollout listens on the run's signals; that many listeners is expected, not a leak.
+  for (const s of [options.signal, options.hardSignal]) if (s) setMaxListeners(concurrency + 16, s);
   const started = Date.now();
   const episodes: Episode[] = [];
   const metrics: EngineMetrics = {
@@ -327,7 +330,7 @@ async function attemptOnce(
       trajectories: safeTrajectories({ kind: "traces" }, traces, options.rollout.name),
     });
   }
-  let trajectories;
+  let trajectories: Trajectory[];
   try {
     trajectories = buildTrajectories(result ?? { kind: "traces" }, traces, options.rollout.name);
   } catch (err) {

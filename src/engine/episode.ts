@@ -5,7 +5,7 @@
  * header.
  */
 import type { NormalizedResult } from "../sdk/index.js";
-import type { Episode, Step, TerminationReason, TraceRecord, Trajectory } from "../types/index.js";
+import type { Step, TerminationReason, TraceRecord, Trajectory } from "../types/index.js";
 
 /** A step built from a successful trace (choice 0: the one an agent continues with). */
 export function stepFromTrace(t: TraceRecord): Step {
@@ -87,18 +87,6 @@ export function terminationOf(
   const last = trajectories.at(-1)?.steps.at(-1);
   if (last?.finishReason === "length") return "max_response_length_exceeded";
   return "env_done";
-}
-
-/** The text of the final assistant message: what graders score. */
-export function finalResponse(episode: Pick<Episode, "trajectories">): string {
-  for (let i = episode.trajectories.length - 1; i >= 0; i--) {
-    const steps = episode.trajectories[i]!.steps;
-    for (let j = steps.length - 1; j >= 0; j--) {
-      const content = steps[j]!.response?.content;
-      if (typeof content === "string") return content;
-    }
-  }
-  return "";
 }
 
 /** Whether the traces show the gateway or upstream failing (not the agent): 5xx or no upstream. */

@@ -67,7 +67,7 @@ describe("sessions and admin API", () => {
       const r = await s.admin(`/sessions?limit=2&after=${encodeURIComponent(after)}`);
       const b = r.body as { data: { id: string }[]; nextAfter: string | null };
       all.push(...b.data.map((x) => x.id).filter((id) => id.startsWith("p/")));
-      if (!b.nextAfter || !b.nextAfter.startsWith("p/")) break;
+      if (!b.nextAfter?.startsWith("p/")) break;
       after = b.nextAfter;
     }
     assert.deepEqual(all, ["p/1", "p/2", "p/3"]);

@@ -109,7 +109,8 @@ export class UpstreamPool {
       kind: config.kind,
       apiKey: config.apiKey,
       model: config.model,
-      dispatcher: new Pool(url, {
+      // undici pools are per origin; a path prefix (e.g. /v1 of a hosted API) is added per request.
+      dispatcher: new Pool(new URL(url).origin, {
         connections: this.options.connections ?? 256,
         pipelining: 1,
         keepAliveTimeout: 30_000,

@@ -1,0 +1,21 @@
+/**
+ * A catalog entry's default agent and evaluator: one chat call with the benchmark's prompts, scored
+ * by its grader on the final assistant message. `rllm eval` and training validation share these.
+ */
+import { getGrader } from "../rewards/index.js";
+import { chatAgent, type Evaluator, evaluator, finalResponse, type Rollout } from "../sdk/index.js";
+import type { Episode } from "../types/index.js";
+import type { BenchmarkEntry } from "./catalog.js";
+
+export function defaultRollout(entry: BenchmarkEntry): Rollout {
+  return chatAgent({
+    name: `${entry.name}-chat`,
+    systemPrompt: entry.systemPrompt,
+    userPrompt: (t) => entry.userPrompt(t),
+  });
+}
+
+export function defaultEvaluator(entry: BenchmarkEntry): Evaluator<Episode> {
+  const grade = getGrader(entry.grader);
+  return evaluator<Episode>((task, episode) => grade(task, finalResponse(episode)));
+}

@@ -1,0 +1,416 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { hubCacheDir } from "./hub.js";
+import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
+const noData = existsSync(dataDir) ? false : `no shared data at ${dataDir}`;
+
+let tmp: string;
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), "rllm-benchmarks-"));
+});
+after(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** A loopback port with nothing listening: connecting to it fails at once, with no network used. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+const rowsA = [
+  { question: "1 + 1?", answer: "2" },
+  { question: "2 + 2?", answer: "4" },
+];
+
+test("loadRows reads .jsonl, skipping blank lines", async () => {
+  const path = join(tmp, "a.jsonl");
+  await writeFile(path, `${JSON.stringify(rowsA[0])}\n\n${JSON.stringify(rowsA[1])}\n`);
+  assert.deepEqual(await loadRows(path), rowsA);
+});
+
+test("loadRows reads .jsonl.gz", async () => {
+  const path = join(tmp, "a.jsonl.gz");
+  await writeFile(path, gzipSync(rowsA.map((r) => JSON.stringify(r)).join("\n")));
+  assert.deepEqual(await loadRows(path), rowsA);
+});
+
+test("loadRows reads .json as an array or as {data: [...]}", async () => {
+  const array = join(tmp, "array.json");
+  const wrapped = join(tmp, "wrapped.json");
+  await writeFile(array, JSON.stringify(rowsA));
+  await writeFile(wrapped, JSON.stringify({ version: 1, data: rowsA }));
+  assert.deepEqual(await loadRows(array), rowsA);
+  assert.deepEqual(await loadRows(wrapped), rowsA);
+  const bad = join(tmp, "bad.json");
+  await writeFile(bad, JSON.stringify({ rows: rowsA }));
+  await assert.rejects(
+    loadRows(bad),
+    /bad\.json: expected a JSON array of rows or an object \{"data": \[\.\.\.\]\}/,
+  );
+  await writeFile(bad, JSON.stringify([{ a: 1 }, 7]));
+  await assert.rejects(loadRows(bad), /bad\.json: row 1 is not a JSON object/);
+});
+
+test("loadRows reads snappy Parquet as plain objects (INT64 as numbers, nested lists kept)", async () => {
+  const gsm8k = await loadRows(fixture("gsm8k-test.parquet"));
+  assert.equal(gsm8k.length, 5);
+  assert.deepEqual(Object.keys(gsm8k[0]!), ["question", "answer"]);
+  assert.match(gsm8k[0]!.answer as string, /#### 18$/);
+
+  const math = await loadRows(fixture("math500-test.parquet"));
+  assert.equal(math.length, 4);
+  assert.equal(math[0]!.level, 2, "INT64 becomes a plain number");
+  assert.equal(math[0]!.unique_id, "test/precalculus/807.json");
+
+  const hotpot = await loadRows(fixture("hotpotqa-validation.parquet"));
+  assert.equal(hotpot.length, 2);
+  const context = hotpot[0]!.context as { title: string[]; sentences: string[][] };
+  assert.equal(context.title[0], "Meet Corliss Archer");
+  assert.equal(context.sentences.length, 10);
+  assert.deepEqual(hotpot[0]!.supporting_facts, {
+    title: ["Kiss and Tell (1945 film)", "Shirley Temple", "Shirley Temple"],
+    sent_id: [0, 0, 1],
+  });
+  assert.doesNotThrow(() => JSON.stringify(hotpot));
+});
+
+test("loadRows on a folder reads every supported file in name order and ignores the rest", async () => {
+  const dir = join(tmp, "folder");
+  await mkdir(dir);
+  await writeFile(join(dir, "b.jsonl"), `${JSON.stringify({ n: 3 })}\n`);
+  await writeFile(join(dir, "a.json"), JSON.stringify([{ n: 1 }, { n: 2 }]));
+  await writeFile(join(dir, "c.jsonl.gz"), gzipSync(JSON.stringify({ n: 4 })));
+  await writeFile(join(dir, "README.md"), "# not data");
+  assert.deepEqual(
+    (await loadRows(dir)).map((r) => r.n),
+    [1, 2, 3, 4],
+  );
+  const empty = join(tmp, "empty-folder");
+  await mkdir(empty);
+  await writeFile(join(empty, "notes.txt"), "nothing");
+  await assert.rejects(
+    loadRows(empty),
+    /empty-folder: folder holds no \.jsonl, \.jsonl\.gz, \.parquet, \.json files/,
+  );
+});
+
+test("a malformed JSONL line is reported with its file and line number", async () => {
+  const path = join(tmp, "broken.jsonl");
+  await writeFile(
+    path,
+    `${JSON.stringify(rowsA[0])}\n${JSON.stringify(rowsA[1])}\n{"question": "3 + 3?",\n`,
+  );
+  await assert.rejects(loadRows(path), (error: Error) => {
+    assert.ok(error.message.startsWith(`${path}: line 3 is not valid JSON`), error.message);
+    return true;
+  });
+  await writeFile(path, `${JSON.stringify(rowsA[0])}\n[1, 2]\n`);
+  await assert.rejects(loadRows(path), /broken\.jsonl: line 2 is not a JSON object/);
+});
+
+test("empty, missing and unreadable inputs give clear errors", async () => {
+  const empty = join(tmp, "empty.jsonl");
+  await writeFile(empty, "\n\n");
+  await assert.rejects(loadRows(empty), /empty\.jsonl: no rows \(the file is empty\)/);
+  await assert.rejects(
+    loadRows(join(tmp, "absent.jsonl")),
+    /absent\.jsonl: no such file or folder/,
+  );
+  const notGzip = join(tmp, "plain.jsonl.gz");
+  await writeFile(notGzip, "{}");
+  await assert.rejects(loadRows(notGzip), /plain\.jsonl\.gz: not a valid gzip file/);
+  const notParquet = join(tmp, "text.parquet");
+  await writeFile(notParquet, "this is not parquet at all");
+  await assert.rejects(loadRows(notParquet), /text\.parquet: cannot read Parquet/);
+  const csv = join(tmp, "rows.csv");
+  await writeFile(csv, "a,b\n1,2\n");
+  await assert.rejects(loadRows(csv), /rows\.csv: unsupported file type/);
+});
+
+test("parseTaskIndices reads lists and inclusive ranges", () => {
+  assert.deepEqual(parseTaskIndices("0,3,7-9"), [0, 3, 7, 8, 9]);
+  assert.deepEqual(parseTaskIndices(" 5 , 1-2 ,5"), [5, 1, 2], "order kept, repeats dropped");
+  assert.deepEqual(parseTaskIndices("4-4"), [4]);
+  assert.throws(() => parseTaskIndices(""), /Invalid task indices "": empty/);
+  assert.throws(() => parseTaskIndices("1,,2"), /an empty item/);
+  assert.throws(() => parseTaskIndices("9-7"), /start 9 is after its end 7 in "9-7"/);
+  assert.throws(() => parseTaskIndices("-1"), /not a non-negative integer or a range a-b in "-1"/);
+  assert.throws(() => parseTaskIndices("a,2"), /in "a"\. Use a list like "0,3,7-9"/);
+  assert.throws(() => parseTaskIndices("1.5"), /in "1\.5"/);
+  assert.throws(() => parseTaskIndices("0-99999999999"), /more than 10000000 indices/);
+});
+
+test("loadBenchmark with dataDir: taskIndices keep row positions, maxExamples cuts", {
+  skip: noData,
+}, async () => {
+  const picked = await loadBenchmark("gsm8k", {
+    split: "test",
+    dataDir,
+    taskIndices: parseTaskIndices("17,3-4"),
+  });
+  assert.deepEqual(
+    picked.map((t) => [t.id, t.index]),
+    [
+      ["gsm8k/test/17", 17],
+      ["gsm8k/test/3", 3],
+      ["gsm8k/test/4", 4],
+    ],
+  );
+  assert.equal((await loadBenchmark("gsm8k", { dataDir, maxExamples: 7 })).length, 7);
+  const both = await loadBenchmark("gsm8k", { dataDir, taskIndices: [9, 8, 7], maxExamples: 2 });
+  assert.deepEqual(
+    both.map((t) => t.index),
+    [9, 8],
+  );
+  await assert.rejects(
+    loadBenchmark("aime_2024", { dataDir, taskIndices: [30] }),
+    /Task index 30 is out of range: .*has 30 rows \(0-29\)/,
+  );
+});
+
+test("loadBenchmark with dataDir reads .jsonl.gz, .json and .parquet split files", async () => {
+  const dir = join(tmp, "data-formats");
+  await mkdir(join(dir, "gsm8k"), { recursive: true });
+  await mkdir(join(dir, "math500"), { recursive: true });
+  await mkdir(join(dir, "aime_2025"), { recursive: true });
+  await copyFile(fixture("gsm8k-test.parquet"), join(dir, "gsm8k", "test.parquet"));
+  await writeFile(
+    join(dir, "gsm8k", "train.jsonl.gz"),
+    gzipSync(
+      `${JSON.stringify({ question: "How many legs has a cat?", answer: "Four.\n#### 4" })}\n`,
+    ),
+  );
+  await copyFile(fixture("math500-test.parquet"), join(dir, "math500", "test.parquet"));
+  await writeFile(
+    join(dir, "aime_2025", "test.json"),
+    JSON.stringify([{ id: "7", problem: "Find x.", answer: 9 }]),
+  );
+
+  const test_ = await loadBenchmark("gsm8k", { dataDir: dir });
+  assert.equal(test_.length, 5);
+  assert.equal(test_[0]!.data.answer, "18");
+  const train = await loadBenchmark("gsm8k", { dataDir: dir, split: "train" });
+  assert.deepEqual(train[0]!.data, {
+    question: "How many legs has a cat?",
+    answer: "4",
+    solution: "Four.\n#### 4",
+  });
+  const math = await loadBenchmark("math500", { dataDir: dir });
+  assert.equal(math[0]!.id, "math500/test/precalculus/807.json");
+  assert.equal(math[0]!.data.level, 2);
+  const aime = await loadBenchmark("aime_2025", { dataDir: dir });
+  assert.deepEqual(aime, [
+    {
+      id: "aime_2025/7",
+      dataSource: "aime_2025",
+      index: 0,
+      data: { question: "Find x.", answer: "9" },
+    },
+  ]);
+
+  await assert.rejects(loadBenchmark("hotpotqa", { dataDir: dir }), (error: Error) => {
+    assert.match(error.message, /No file for hotpotqa split "validation" under /);
+    assert.ok(error.message.includes(join(dir, "hotpotqa", "validation.jsonl")), error.message);
+    assert.match(error.message, /--data-dir DIR/);
+    return true;
+  });
+  await assert.rejects(
+    loadBenchmark("math500", { dataDir: dir, split: "train" }),
+    (error: Error) => {
+      assert.match(error.message, /math500 has no split "train"; its splits are: test/);
+      return true;
+    },
+  );
+  // A generated benchmark with no file under dataDir is generated.
+  assert.equal((await loadBenchmark("countdown", { dataDir: dir, maxExamples: 2 })).length, 2);
+});
+
+test("the Hub cache lives at $RLLM_HOME/datasets/<hfDataset>/<config>/<split>.* and is read without network", async () => {
+  const home = join(tmp, "rllm-home");
+  const previous = process.env.RLLM_HOME;
+  process.env.RLLM_HOME = home;
+  try {
+    const dir = join(home, "datasets", "openai", "gsm8k", "main");
+    assert.equal(hubCacheDir("openai/gsm8k", "main"), dir);
+    assert.equal(
+      hubCacheDir("HuggingFaceH4/MATH-500", undefined),
+      join(home, "datasets", "HuggingFaceH4", "MATH-500", "default"),
+    );
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, "test.jsonl"),
+      `${JSON.stringify({ question: "Q?", answer: "work\n#### 12" })}\n`,
+    );
+    // An unreachable Hub proves the cache was used: any download attempt would fail.
+    const tasks = await loadBenchmark("gsm8k", { hubEndpoint: await closedPortUrl() });
+    assert.deepEqual(tasks, [
+      {
+        id: "gsm8k/test/0",
+        dataSource: "gsm8k",
+        index: 0,
+        data: { question: "Q?", answer: "12", solution: "work\n#### 12" },
+      },
+    ]);
+    // A sharded split cached as a folder.
+    const shards = join(home, "datasets", "hotpotqa", "hotpot_qa", "distractor", "validation");
+    await mkdir(shards, { recursive: true });
+    await copyFile(fixture("hotpotqa-validation.parquet"), join(shards, "00000.parquet"));
+    await copyFile(fixture("hotpotqa-validation.parquet"), join(shards, "00001.parquet"));
+    assert.equal((await loadBenchmark("hotpotqa", { offline: true })).length, 4);
+  } finally {
+    if (previous === undefined) delete process.env.RLLM_HOME;
+    else process.env.RLLM_HOME = previous;
+  }
+});
+
+test("no cache and an unreachable Hub: the error names the file looked for and --data-dir", async () => {
+  const cacheDir = join(tmp, "empty-cache");
+  const endpoint = await closedPortUrl();
+  await assert.rejects(
+    loadBenchmark("gsm8k", { split: "test", cacheDir, hubEndpoint: endpoint }),
+    (error: Error) => {
+      const message = error.message;
+      assert.match(message, /^Cannot load gsm8k split "test": it is not in the dataset cache/);
+      assert.ok(message.includes(join(cacheDir, "openai", "gsm8k", "main", "test")), message);
+      assert.ok(message.includes(".jsonl,.jsonl.gz,.parquet,.json"), message);
+      assert.ok(
+        message.includes(
+          `${endpoint}/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet`,
+        ),
+        message,
+      );
+      assert.match(message, /ECONNREFUSED|fetch failed/);
+      assert.match(
+        message,
+        /pass --data-dir DIR .* where DIR\/gsm8k\/test\.jsonl holds one JSON row per line/,
+      );
+      return true;
+    },
+  );
+  // Nothing half-written is left behind to pass for a cached split.
+  assert.deepEqual(await readdir(cacheDir).catch(() => []), []);
+
+  await assert.rejects(loadBenchmark("math500", { cacheDir, offline: true }), (error: Error) => {
+    assert.match(
+      error.message,
+      /math500 split "test" is not in the dataset cache and offline mode is on/,
+    );
+    assert.ok(
+      error.message.includes(join(cacheDir, "HuggingFaceH4", "MATH-500", "default", "test")),
+    );
+    assert.match(error.message, /--data-dir DIR/);
+    return true;
+  });
+});
+
+/** A stand-in Hub on loopback serving a few paths; records what was asked. */
+async function fakeHub(
+  routes: Record<string, () => Promise<{ status?: number; body: Buffer | string }>>,
+) {
+  const requests: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    requests.push(req.url ?? "");
+    const route = routes[req.url ?? ""];
+    if (!route) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    const { status, body } = await route();
+    res.writeHead(status ?? 200).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test("downloads from the Hub into the cache once: repo files, Parquet shards, and the conversion branch", async () => {
+  const cacheDir = join(tmp, "download-cache");
+  const parquet = (name: string) => async () => ({ body: await readFile(fixture(name)) });
+  let hubUrl = "";
+  const hub = await fakeHub({
+    "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet":
+      parquet("gsm8k-test.parquet"),
+    "/api/datasets/hotpotqa/hotpot_qa/parquet/distractor/validation": async () => ({
+      body: JSON.stringify([0, 1].map((i) => `${hubUrl}/shards/hotpot/${i}.parquet`)),
+    }),
+    "/shards/hotpot/0.parquet": parquet("hotpotqa-validation.parquet"),
+    "/shards/hotpot/1.parquet": parquet("hotpotqa-validation.parquet"),
+    // No listing for aime_2024: the loader falls back to the conversion branch, under the Hub's
+    // split name ("train") for our "test".
+    "/datasets/HuggingFaceH4/aime_2024/resolve/refs%2Fconvert%2Fparquet/default/train/0000.parquet":
+      parquet("math500-test.parquet"),
+  });
+  hubUrl = hub.url;
+  try {
+    const gsm8k = await loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(gsm8k.length, 5);
+    assert.ok(existsSync(join(cacheDir, "openai", "gsm8k", "main", "test.parquet")));
+
+    const hotpot = await loadBenchmark("hotpotqa", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(hotpot.length, 4);
+    assert.deepEqual(
+      await readdir(join(cacheDir, "hotpotqa", "hotpot_qa", "distractor", "validation")),
+      ["00000.parquet", "00001.parquet"],
+    );
+
+    const aime = await loadBenchmark("aime_2024", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(aime.length, 4);
+    assert.equal(aime[0]!.id, "aime_2024/test/0");
+    assert.ok(existsSync(join(cacheDir, "HuggingFaceH4", "aime_2024", "default", "test.parquet")));
+
+    // Second loads hit the cache: no new requests.
+    const asked = hub.requests.length;
+    await loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url });
+    await loadBenchmark("hotpotqa", { cacheDir, hubEndpoint: hub.url });
+    await loadBenchmark("aime_2024", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(hub.requests.length, asked);
+  } finally {
+    await hub.close();
+  }
+});
+
+test("a Hub HTTP error is reported with the URL and status", async () => {
+  const cacheDir = join(tmp, "http-error-cache");
+  const hub = await fakeHub({
+    "/datasets/HuggingFaceH4/MATH-500/resolve/main/test.jsonl": async () => ({
+      status: 403,
+      body: "gated",
+    }),
+  });
+  try {
+    await assert.rejects(
+      loadBenchmark("math500", { cacheDir, hubEndpoint: hub.url }),
+      (error: Error) => {
+        assert.ok(
+          error.message.includes(
+            `${hub.url}/datasets/HuggingFaceH4/MATH-500/resolve/main/test.jsonl: HTTP 403`,
+          ),
+        );
+        assert.match(error.message, /set HF_TOKEN/);
+        assert.match(error.message, /--data-dir DIR/);
+        return true;
+      },
+    );
+  } finally {
+    await hub.close();
+  }
+});

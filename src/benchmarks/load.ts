@@ -1,0 +1,350 @@
+/**
+ * Loading benchmark rows and turning them into Tasks. Rows come from, in this order of preference:
+ * a local folder the user names (`--data-dir`, laid out `<benchmark>/<split>.<ext>`), the Hub cache
+ * under $RLLM_HOME, or a download from the Hub into that cache. Generated benchmarks (countdown)
+ * are generated unless the local folder holds a file for them.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
+import type { Task } from "../types/index.js";
+import { type BenchmarkEntry, getBenchmark } from "./catalog.js";
+import type { Row } from "./fields.js";
+import {
+  DATA_EXTENSIONS,
+  downloadSplit,
+  findSplitFile,
+  HubDownloadError,
+  hfEndpoint,
+  hubCacheDir,
+  splitCandidates,
+} from "./hub.js";
+
+export type { Row };
+
+function isRow(value: unknown): value is Row {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function isSupported(path: string): boolean {
+  return DATA_EXTENSIONS.some((ext) => path.endsWith(ext));
+}
+
+function parseJsonLines(text: string, path: string): Row[] {
+  const rows: Row[] = [];
+  const lines = text.split("\n");
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`${path}: line ${i + 1} is not valid JSON (${reason})`);
+    }
+    if (!isRow(value)) {
+      throw new Error(`${path}: line ${i + 1} is not a JSON object (each line must hold one row)`);
+    }
+    rows.push(value);
+  }
+  return rows;
+}
+
+function parseJsonDocument(text: string, path: string): Row[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`${path}: not valid JSON (${reason})`);
+  }
+  // Accept a bare array or the {data: [...]} wrapper many dataset dumps use.
+  const list = Array.isArray(value)
+    ? value
+    : isRow(value) && Array.isArray(value.data)
+      ? value.data
+      : undefined;
+  if (!list) {
+    throw new Error(`${path}: expected a JSON array of rows or an object {"data": [...]}`);
+  }
+  return list.map((row, i) => {
+    if (!isRow(row)) throw new Error(`${path}: row ${i} is not a JSON object`);
+    return row;
+  });
+}
+
+/**
+ * Parquet values that do not survive JSON: INT64 arrives as bigint (kept as a number when it fits
+ * exactly, else a string), timestamps as Date, raw bytes as Uint8Array. Tasks must round-trip JSON.
+ */
+function toPlain(value: unknown): unknown {
+  if (typeof value === "bigint") {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return Array.from(value);
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (isRow(value)) {
+    const out: Row = {};
+    for (const [key, item] of Object.entries(value)) out[key] = toPlain(item);
+    return out;
+  }
+  return value;
+}
+
+async function readParquet(path: string): Promise<Row[]> {
+  try {
+    const file = await asyncBufferFromFile(path);
+    const rows = await parquetReadObjects({ file });
+    return rows.map((row) => toPlain(row) as Row);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    // hyparquet decodes snappy itself; other codecs (zstd, gzip, brotli) need hyparquet-compressors.
+    const hint = /compression|codec|unsupported/i.test(reason)
+      ? "; rllm reads uncompressed and snappy Parquet, so re-save it with snappy or as JSONL"
+      : "";
+    throw new Error(`${path}: cannot read Parquet (${reason})${hint}`);
+  }
+}
+
+async function loadFile(path: string): Promise<Row[]> {
+  if (path.endsWith(".parquet")) return readParquet(path);
+  const bytes = await readFile(path);
+  let text: string;
+  if (path.endsWith(".gz")) {
+    try {
+      text = gunzipSync(bytes).toString("utf8");
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`${path}: not a valid gzip file (${reason})`);
+    }
+  } else {
+    text = bytes.toString("utf8");
+  }
+  if (path.endsWith(".jsonl") || path.endsWith(".jsonl.gz")) return parseJsonLines(text, path);
+  if (path.endsWith(".json")) return parseJsonDocument(text, path);
+  throw new Error(`${path}: unsupported file type; rllm reads ${DATA_EXTENSIONS.join(", ")} files`);
+}
+
+/**
+ * Reads the rows of a `.jsonl`, `.jsonl.gz`, `.json` (an array or {data: [...]}) or `.parquet` file,
+ * or of every such file directly inside a folder, in name order. An empty source is an error: a
+ * benchmark with no rows is always a mistake upstream.
+ */
+export async function loadRows(path: string): Promise<Row[]> {
+  let stats: Awaited<ReturnType<typeof stat>>;
+  try {
+    stats = await stat(path);
+  } catch {
+    throw new Error(`${path}: no such file or folder`);
+  }
+  let rows: Row[];
+  if (stats.isDirectory()) {
+    const names = (await readdir(path)).filter(isSupported).sort();
+    if (names.length === 0) {
+      throw new Error(`${path}: folder holds no ${DATA_EXTENSIONS.join(", ")} files`);
+    }
+    rows = [];
+    for (const name of names) rows.push(...(await loadRows(join(path, name))));
+  } else {
+    rows = await loadFile(path);
+  }
+  if (rows.length === 0) throw new Error(`${path}: no rows (the file is empty)`);
+  return rows;
+}
+
+/**
+ * Parses a task index list such as "0,3,7-9" (ranges inclusive) into [0, 3, 7, 8, 9]. Order is
+ * kept and repeats dropped.
+ */
+export function parseTaskIndices(spec: string): number[] {
+  const MAX_INDICES = 10_000_000;
+  const bad = (part: string, why: string) =>
+    new Error(`Invalid task indices "${spec}": ${why} in "${part}". Use a list like "0,3,7-9".`);
+  if (spec.trim() === "")
+    throw new Error(`Invalid task indices "${spec}": empty. Use a list like "0,3,7-9".`);
+  const seen = new Set<number>();
+  const out: number[] = [];
+  const add = (n: number) => {
+    if (seen.has(n)) return;
+    seen.add(n);
+    out.push(n);
+    if (out.length > MAX_INDICES)
+      throw new Error(`Invalid task indices "${spec}": more than ${MAX_INDICES} indices`);
+  };
+  for (const raw of spec.split(",")) {
+    const part = raw.trim();
+    if (part === "") throw bad(raw, "an empty item");
+    const range = /^(\d+)\s*-\s*(\d+)$/.exec(part);
+    if (range) {
+      const lo = Number(range[1]);
+      const hi = Number(range[2]);
+      if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi))
+        throw bad(part, "a number too large");
+      if (lo > hi) throw bad(part, `a range whose start ${lo} is after its end ${hi}`);
+      if (hi - lo >= MAX_INDICES) throw bad(part, `a range of more than ${MAX_INDICES} indices`);
+      for (let n = lo; n <= hi; n++) add(n);
+      continue;
+    }
+    if (!/^\d+$/.test(part))
+      throw bad(part, "something that is not a non-negative integer or a range a-b");
+    const n = Number(part);
+    if (!Number.isSafeInteger(n)) throw bad(part, "a number too large");
+    add(n);
+  }
+  return out;
+}
+
+export interface LoadBenchmarkOptions {
+  /** Split to load; default the benchmark's defaultSplit. */
+  split?: string;
+  /** A local folder laid out `<benchmark>/<split>.jsonl[.gz]|.parquet|.json`; skips the Hub. */
+  dataDir?: string;
+  /** Keep at most this many tasks (after `taskIndices`). */
+  maxExamples?: number;
+  /** Keep only these row positions, in this order (see parseTaskIndices). */
+  taskIndices?: number[];
+  /** Hub cache root; default `$RLLM_HOME/datasets`. */
+  cacheDir?: string;
+  /** Never touch the network; default true when HF_HUB_OFFLINE=1. */
+  offline?: boolean;
+  /** Hub base URL; default RLLM_HF_ENDPOINT, HF_ENDPOINT or https://huggingface.co. */
+  hubEndpoint?: string;
+  /** Per-request download time limit in milliseconds. */
+  timeoutMs?: number;
+}
+
+function dataDirHelp(name: string, split: string): string {
+  return (
+    `To use local files instead, pass --data-dir DIR (loadBenchmark option dataDir) where ` +
+    `DIR/${name}/${split}.jsonl holds one JSON row per line (.jsonl.gz, .parquet and .json work too).`
+  );
+}
+
+function splitCheck(entry: BenchmarkEntry, split: string): void {
+  if (!entry.source.splits.includes(split)) {
+    throw new Error(
+      `${entry.name} has no split "${split}"; its splits are: ${entry.source.splits.join(", ")}`,
+    );
+  }
+}
+
+/** Finds (or downloads) the file holding a split, following the order in the module comment. */
+async function locateSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  options: LoadBenchmarkOptions,
+): Promise<string | undefined> {
+  if (options.dataDir) {
+    const dir = join(options.dataDir, entry.name);
+    const found = await findSplitFile(dir, split);
+    if (found || entry.generator) return found;
+    splitCheck(entry, split);
+    const present = await readdir(dir).catch(() => [] as string[]);
+    const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
+    throw new Error(
+      `No file for ${entry.name} split "${split}" under ${options.dataDir}: looked for ` +
+        `${splitCandidates(dir, split).join(", ")}.${listing} ${dataDirHelp(entry.name, split)}`,
+    );
+  }
+  splitCheck(entry, split);
+  const { hfDataset, config } = entry.source;
+  if (!hfDataset) return undefined;
+
+  const cacheDir = hubCacheDir(hfDataset, config, options.cacheDir);
+  const cached = await findSplitFile(cacheDir, split);
+  if (cached) return cached;
+
+  const lookedFor = `${join(cacheDir, split)}{${DATA_EXTENSIONS.join(",")}} or ${join(cacheDir, split)}/`;
+  const offline = options.offline ?? process.env.HF_HUB_OFFLINE === "1";
+  if (offline) {
+    throw new Error(
+      `${entry.name} split "${split}" is not in the dataset cache and offline mode is on: looked for ` +
+        `${lookedFor}. ${dataDirHelp(entry.name, split)}`,
+    );
+  }
+  const hfSplit = entry.source.hfSplits?.[split] ?? split;
+  try {
+    return await downloadSplit(
+      {
+        hfDataset,
+        config,
+        hfSplit,
+        split,
+        file: entry.source.files?.[split],
+        cacheDir: options.cacheDir,
+      },
+      { endpoint: options.hubEndpoint ?? hfEndpoint(), timeoutMs: options.timeoutMs },
+    );
+  } catch (error) {
+    if (!(error instanceof HubDownloadError)) throw error;
+    throw new Error(
+      `Cannot load ${entry.name} split "${split}": it is not in the dataset cache (looked for ` +
+        `${lookedFor}) and downloading it from the Hugging Face Hub failed: ${error.message}. ` +
+        `Check the network (or set RLLM_HF_ENDPOINT / HF_ENDPOINT to a mirror). ${dataDirHelp(entry.name, split)}`,
+      { cause: error },
+    );
+  }
+}
+
+function select<T>(
+  items: readonly T[],
+  options: LoadBenchmarkOptions,
+  what: string,
+): { item: T; index: number }[] {
+  let picked: { item: T; index: number }[];
+  if (options.taskIndices) {
+    picked = options.taskIndices.map((index) => {
+      const item = items[index];
+      if (!Number.isInteger(index) || index < 0 || item === undefined) {
+        throw new Error(
+          `Task index ${index} is out of range: ${what} has ${items.length} rows (0-${items.length - 1})`,
+        );
+      }
+      return { item, index };
+    });
+  } else {
+    picked = items.map((item, index) => ({ item, index }));
+  }
+  if (options.maxExamples !== undefined) {
+    if (!Number.isInteger(options.maxExamples) || options.maxExamples < 0) {
+      throw new Error(`maxExamples must be a non-negative integer, got ${options.maxExamples}`);
+    }
+    picked = picked.slice(0, options.maxExamples);
+  }
+  return picked;
+}
+
+/**
+ * Loads a catalog benchmark as Tasks, each with `dataSource` = the benchmark name and `index` = its
+ * row position in the split (kept under taskIndices, so runs can be reproduced).
+ */
+export async function loadBenchmark(
+  name: string,
+  options: LoadBenchmarkOptions = {},
+): Promise<Task[]> {
+  const entry = getBenchmark(name);
+  const split = options.split ?? entry.source.defaultSplit;
+  const path = await locateSplit(entry, split, options);
+
+  if (path === undefined) {
+    if (!entry.generator) {
+      throw new Error(`${entry.name} has neither a Hub dataset nor a generator in the catalog`);
+    }
+    // Generation is prefix-stable, so a maxExamples cut can stop generating early.
+    const defaultCount = entry.generator.counts[split];
+    const count =
+      options.maxExamples !== undefined && !options.taskIndices && defaultCount !== undefined
+        ? Math.min(defaultCount, options.maxExamples)
+        : defaultCount;
+    const tasks = entry.generator.generate(split, count);
+    return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
+  }
+
+  const rows = await loadRows(path);
+  return select(rows, options, path).map(({ item, index }) => entry.toTask(item, index, split));
+}

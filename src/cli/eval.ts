@@ -1,0 +1,337 @@
+/** `rllm eval <benchmark>`: run an agent over a benchmark through the gateway and grade it. */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import {
+  defaultEvaluator,
+  defaultRollout,
+  getBenchmark,
+  loadBenchmark,
+  parseTaskIndices,
+} from "../benchmarks/index.js";
+import {
+  ConfigError,
+  type ConfigLayer,
+  loadConfig,
+  loadProvider,
+  type RllmConfig,
+} from "../config/index.js";
+import {
+  createProgress,
+  episodeWriter,
+  formatSummary,
+  type GatewayHandle,
+  InProcessGateway,
+  RemoteGateway,
+  runRollouts,
+  summarize,
+  writeJsonAtomic,
+} from "../engine/index.js";
+import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
+import { type Episode, SamplingParamsSchema } from "../types/index.js";
+
+interface EvalFlags {
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  upstreamKind?: "vllm" | "sglang" | "openai";
+  tokenizer?: string;
+  gateway?: string;
+  gatewayAdminKey?: string;
+  agent?: string;
+  agentCmd?: string;
+  evaluator?: string;
+  split?: string;
+  maxExamples?: number;
+  taskIndices?: string;
+  concurrency?: number;
+  attempts?: number;
+  timeout?: number;
+  retries?: number;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  samplingParams?: string;
+  dataDir?: string;
+  output?: string;
+  config?: string;
+}
+
+export function evalCommand(): Command {
+  return new Command("eval")
+    .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
+    .argument(
+      "<benchmark>",
+      "a catalog benchmark (gsm8k, math500, aime_2024, aime_2025, hotpotqa, countdown)",
+    )
+    .option(
+      "--base-url <url>",
+      "OpenAI-compatible base URL of the model (else the stored provider)",
+    )
+    .option("--model <name>", "model name")
+    .option("--api-key <key>", "API key for the model server")
+    .option(
+      "--upstream-kind <kind>",
+      "vllm or sglang (token ids), openai (any hosted API; default)",
+    )
+    .option("--tokenizer <dir>", "model dir for token-in/token-out (needed for sglang)")
+    .option("--gateway <url>", "use a running gateway instead of starting one in process")
+    .option("--gateway-admin-key <key>", "admin key of that gateway")
+    .option(
+      "--agent <file[#export]>",
+      "a module exporting a rollout (default: the benchmark's agent)",
+    )
+    .option("--agent-cmd <command>", "run this command per rollout, with OPENAI_BASE_URL etc. set")
+    .option(
+      "--evaluator <file[#export]>",
+      "a module exporting an evaluator (default: the benchmark's grader)",
+    )
+    .option("--split <name>", "dataset split (default: the benchmark's)")
+    .option("--max-examples <n>", "evaluate at most n tasks", int("--max-examples"))
+    .option("--task-indices <spec>", "only these rows, e.g. 0,3,7-9")
+    .option("--concurrency <n>", "rollouts at once (default 64)", int("--concurrency"))
+    .option("--attempts <k>", "attempts per task; reports pass@1..k (default 1)", int("--attempts"))
+    .option("--timeout <seconds>", "per-rollout limit (default 600)", num("--timeout"))
+    .option("--retries <n>", "retries of infrastructure failures (default 2)", int("--retries"))
+    .option("--temperature <t>", "sampling temperature", num("--temperature"))
+    .option("--top-p <p>", "nucleus sampling", num("--top-p"))
+    .option("--max-tokens <n>", "completion token limit per call", int("--max-tokens"))
+    .option("--sampling-params <k=v,...>", "more sampling parameters, e.g. top_k=20,seed=1")
+    .option(
+      "--data-dir <dir>",
+      "read DIR/<benchmark>/<split>.jsonl[.gz]|.parquet instead of the Hub",
+    )
+    .option(
+      "--output <dir>",
+      "where results.json and episodes/ go (default runs/eval/<benchmark>-<time>)",
+    )
+    .option("--config <file>", "YAML or JSON config file")
+    .action(async (benchmark: string, flags: EvalFlags) => {
+      const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
+      const code = await runEvalCommand(benchmark, config, flags);
+      process.exitCode = code;
+    });
+}
+
+export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
+  const sampling: Record<string, unknown> = {};
+  if (f.samplingParams) Object.assign(sampling, parseSamplingParams(f.samplingParams));
+  if (f.temperature !== undefined) sampling.temperature = f.temperature;
+  if (f.topP !== undefined) sampling.top_p = f.topP;
+  if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
+  if (f.upstreamKind && !["vllm", "sglang", "openai"].includes(f.upstreamKind)) {
+    throw new ConfigError(`--upstream-kind ${f.upstreamKind}: use vllm, sglang or openai`);
+  }
+  return {
+    model: { baseUrl: f.baseUrl, name: f.model, apiKey: f.apiKey, kind: f.upstreamKind },
+    gateway: { tokenizer: f.tokenizer },
+    engine: {
+      concurrency: f.concurrency,
+      timeoutSeconds: f.timeout,
+      infraRetries: f.retries,
+      gateway: f.gateway,
+      gatewayAdminKey: f.gatewayAdminKey,
+    },
+    eval: {
+      split: f.split,
+      maxExamples: f.maxExamples,
+      taskIndices: f.taskIndices,
+      attempts: f.attempts,
+      dataDir: f.dataDir,
+      output: f.output,
+      agent: f.agent,
+      agentCmd: f.agentCmd,
+      evaluator: f.evaluator,
+      ...(Object.keys(sampling).length ? { samplingParams: sampling } : {}),
+    },
+  };
+}
+
+/** `k=v,k=v` → an object of sampling parameters, values parsed as JSON where they can be. */
+export function parseSamplingParams(spec: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of spec
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new ConfigError(`--sampling-params: "${part}" is not key=value`);
+    const key = part.slice(0, eq).trim();
+    const raw = part.slice(eq + 1).trim();
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a bare string such as a stop word
+    }
+    out[key] = value;
+  }
+  const checked = SamplingParamsSchema.safeParse(out);
+  if (!checked.success) {
+    const i = checked.error.issues[0]!;
+    const known = Object.keys(SamplingParamsSchema.shape).join(", ");
+    throw new ConfigError(
+      `--sampling-params: ${i.path.join(".") || i.message}: ${i.message}. Known: ${known}`,
+    );
+  }
+  return checked.data;
+}
+
+/** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
+export async function runEvalCommand(
+  benchmarkName: string,
+  config: RllmConfig,
+  flags: { agentCmd?: string } = {},
+): Promise<number> {
+  const entry = getBenchmark(benchmarkName);
+  const stored = loadProvider();
+  const baseURL = config.model.baseUrl ?? stored?.baseURL;
+  const model = config.model.name ?? stored?.model;
+  const apiKey = config.model.apiKey ?? stored?.apiKey;
+  const kind = config.model.kind ?? stored?.kind ?? "openai";
+  if (!config.engine.gateway && !baseURL) {
+    throw new ConfigError(
+      "no model to evaluate: pass --base-url URL --model NAME, or store one with rllm model setup",
+    );
+  }
+  if (!model)
+    throw new ConfigError("no model name: pass --model NAME (or store one with rllm model setup)");
+  const ev = config.eval;
+  const split = ev.split ?? entry.source.defaultSplit;
+  const tasks = await loadBenchmark(entry.name, {
+    split,
+    ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
+    ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
+    ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
+  });
+  if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
+
+  const agentCmd = ev.agentCmd ?? flags.agentCmd;
+  if (ev.agent && agentCmd)
+    throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
+  const rollout = ev.agent
+    ? await loadRollout(ev.agent)
+    : agentCmd
+      ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
+      : defaultRollout(entry);
+  const evaluator = ev.evaluator
+    ? await loadEvaluator<Episode>(ev.evaluator)
+    : defaultEvaluator(entry);
+
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
+  const output = resolve(ev.output ?? join("runs", "eval", `${entry.name}-${stamp}`));
+  mkdirSync(output, { recursive: true });
+
+  let gateway: GatewayHandle;
+  if (config.engine.gateway) {
+    gateway = new RemoteGateway(config.engine.gateway, config.engine.gatewayAdminKey);
+  } else {
+    gateway = await InProcessGateway.start(
+      {
+        upstreams: [{ url: baseURL!, kind, ...(apiKey ? { apiKey } : {}), model }],
+        model,
+        ...(config.gateway.tokenizer ? { tokenizer: config.gateway.tokenizer } : {}),
+        healthCheckIntervalMs: 0,
+      },
+      { storePath: join(output, "traces.db") },
+    );
+  }
+
+  // Ctrl-C once: no new rollouts, running ones finish; twice: abort them; three times: exit now.
+  const graceful = new AbortController();
+  const hard = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(
+        "\nrllm eval: stopping — running rollouts will finish (Ctrl-C again to abort them)\n",
+      );
+      graceful.abort();
+    } else if (interrupts === 2) {
+      process.stderr.write("\nrllm eval: aborting running rollouts\n");
+      hard.abort();
+    } else process.exit(130);
+  };
+  process.on("SIGINT", onSigint);
+
+  const startedAt = new Date();
+  const reproducible = {
+    benchmark: entry.name,
+    split,
+    model,
+    baseURL: baseURL ?? null,
+    upstreamKind: kind,
+    gateway: config.engine.gateway ?? null,
+    dataDir: ev.dataDir ? resolve(ev.dataDir) : null,
+    maxExamples: ev.maxExamples ?? null,
+    taskIndices: ev.taskIndices ?? null,
+    taskCount: tasks.length,
+    attempts: ev.attempts,
+    concurrency: config.engine.concurrency,
+    timeoutSeconds: config.engine.timeoutSeconds,
+    infraRetries: config.engine.infraRetries,
+    samplingParams: ev.samplingParams,
+    agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
+    evaluator: ev.evaluator ?? `grader:${entry.grader}`,
+    tokenizer: config.gateway.tokenizer ?? null,
+  };
+  console.error(
+    `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
+  );
+  try {
+    const writeEpisode = episodeWriter(output);
+    const result = await runRollouts(tasks, {
+      gateway,
+      rollout,
+      evaluator,
+      groupSize: ev.attempts,
+      concurrency: config.engine.concurrency,
+      timeoutMs: config.engine.timeoutSeconds * 1000,
+      infraRetries: config.engine.infraRetries,
+      model,
+      samplingParams: ev.samplingParams,
+      isValidation: true,
+      runId: `eval-${entry.name}-${stamp}`,
+      signal: graceful.signal,
+      hardSignal: hard.signal,
+      onEpisode: writeEpisode,
+      progress: createProgress({ label: "rollouts" }),
+    });
+    const summary = summarize(result.episodes, {
+      benchmark: entry.name,
+      model,
+      agent: rollout.name,
+      attempts: ev.attempts,
+      cancelled: result.cancelled || graceful.signal.aborted,
+      metrics: result.metrics,
+      config: reproducible,
+      startedAt,
+    });
+    writeJsonAtomic(join(output, "results.json"), summary);
+    console.log(formatSummary(summary));
+    console.log(`  results: ${join(output, "results.json")}`);
+    if (summary.cancelled) return 130;
+    return summary.total === 0 ? 1 : 0;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await gateway.close();
+  }
+}
+
+function int(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new ConfigError(`${name} ${v}: must be a non-negative integer`);
+    return n;
+  };
+}
+
+function num(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new ConfigError(`${name} ${v}: must be a number`);
+    return n;
+  };
+}

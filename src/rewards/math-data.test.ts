@@ -1,0 +1,110 @@
+/**
+ * Self-consistency of the math grader on the real datasets in ../shared/data: for every row, a
+ * response that boxes the ground truth must be graded correct, and one that boxes a clearly
+ * different number must be graded wrong. Catches normalisation rules that break on real answers.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { lastBoxed } from "./extract.js";
+import { evaluateLatex } from "./latex-eval.js";
+import { mathGrader, mathGroundTruth } from "./math.js";
+import { mathAnswersEqual, normalizeMathAnswer } from "./math-equal.js";
+import { Rational } from "./rational.js";
+
+const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
+const skip = existsSync(dataDir) ? false : `shared datasets not found at ${dataDir}`;
+
+function rows(file: string): Record<string, unknown>[] {
+  return readFileSync(`${dataDir}${file}`, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A number that differs from the truth: the truth plus one where it has an exact value. */
+function differentNumber(truth: string): string {
+  const value = evaluateLatex(normalizeMathAnswer(truth))?.exact;
+  return value ? value.add(Rational.fromInt(1)).toString() : "987654321";
+}
+
+async function selfCheck(file: string, expectedRows: number) {
+  const data = rows(file);
+  assert.equal(data.length, expectedRows, `${file} row count`);
+  const failures: string[] = [];
+  for (const [i, row] of data.entries()) {
+    const task = { id: `${file}#${i}`, data: row };
+    const truth = mathGroundTruth(task);
+    const right = await mathGrader(task, `The final answer is $\\boxed{${truth}}$.`);
+    if (!right.isCorrect) failures.push(`row ${i}: \\boxed{${truth}} graded wrong`);
+    for (const other of [differentNumber(truth), "987654321"]) {
+      const wrong = await mathGrader(task, `\\boxed{${other}}`);
+      if (wrong.isCorrect) failures.push(`row ${i}: \\boxed{${other}} graded right for ${truth}`);
+    }
+  }
+  assert.deepEqual(failures, [], `${failures.length} self-consistency failures in ${file}`);
+}
+
+test("gsm8k test: every row grades its own answer right and another wrong", { skip }, async () => {
+  await selfCheck("gsm8k/test.jsonl", 1319);
+});
+
+test("math500 test: every row grades its own answer right and another wrong", {
+  skip,
+}, async () => {
+  await selfCheck("math500/test.jsonl", 500);
+});
+
+test("aime_2024 test: every row grades its own answer right and another wrong", {
+  skip,
+}, async () => {
+  await selfCheck("aime_2024/test.jsonl", 30);
+});
+
+test("aime_2025 (integer answers) grades right and wrong", { skip }, async () => {
+  await selfCheck("aime_2025/test.jsonl", 30);
+});
+
+test("math500: the last \\boxed{} of each reference solution equals the answer field", {
+  skip,
+}, () => {
+  const mismatches = rows("math500/test.jsonl").flatMap((row, i) => {
+    const boxed = lastBoxed(String(row["solution"]));
+    const answer = String(row["answer"]);
+    return boxed !== undefined && mathAnswersEqual(boxed, answer)
+      ? []
+      : [`row ${i}: ${boxed} vs ${answer}`];
+  });
+  assert.deepEqual(mismatches, []);
+});
+
+test("aime_2024: zero-padded answers equal their integer value", { skip }, async () => {
+  const padded = rows("aime_2024/test.jsonl").filter((r) => /^0/.test(String(r["answer"])));
+  assert.ok(padded.length > 0, "expected some zero-padded answers such as 025");
+  for (const row of padded) {
+    const task = { id: "aime", data: row };
+    const asInt = String(Number.parseInt(String(row["answer"]), 10));
+    assert.equal((await mathGrader(task, `\\boxed{${asInt}}`)).reward, 1, String(row["answer"]));
+  }
+});
+
+test("math500: reformatted answers (math delimiters, \\dfrac, spacing) still grade right", {
+  skip,
+}, async () => {
+  const reformat: [string, (s: string) => string][] = [
+    ["wrapped in $...$ with a full stop", (s) => `$${s}$.`],
+    ["\\frac written \\dfrac", (s) => s.replace(/\\frac/g, "\\dfrac")],
+    ["a space after every comma", (s) => s.replace(/,\s*/g, ", ")],
+    ["spaces removed", (s) => s.replace(/ (?![a-zA-Z])/g, "")],
+  ];
+  const failures: string[] = [];
+  for (const [i, row] of rows("math500/test.jsonl").entries()) {
+    const task = { id: `math500#${i}`, data: row };
+    for (const [how, f] of reformat) {
+      const out = await mathGrader(task, `\\boxed{${f(String(row["answer"]))}}`);
+      if (!out.isCorrect) failures.push(`row ${i} (${how}): ${row["answer"]}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+});
