@@ -143,6 +143,31 @@ describe("rllm eval", () => {
     );
   });
 
+  test("--agent-cmd runs a program per rollout with the session in its environment", async () => {
+    const cache = new URL("../../node_modules/.cache/", import.meta.url).pathname;
+    mkdirSync(cache, { recursive: true });
+    const script = join(mkdtempSync(join(cache, "rllm-cmd-")), "agent.mjs");
+    writeFileSync(
+      script,
+      `const task = JSON.parse(await new Response(process.stdin).text());
+       const r = await fetch(process.env.OPENAI_BASE_URL + "/chat/completions", {
+         method: "POST",
+         headers: { "content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY },
+         body: JSON.stringify({ model: process.env.OPENAI_MODEL, messages: [{ role: "user", content: task.data.question }] }),
+       });
+       process.exit(r.ok ? 0 : 1);`,
+    );
+    const { results: r } = await run({
+      maxExamples: 4,
+      agentCmd: `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+    });
+    assert.deepEqual(
+      r.items.map((i) => i.isCorrect),
+      [true, false, true, false],
+    );
+    assert.match(String(r.config.agent), /^cmd:/);
+  });
+
   test("infrastructure failures are retried and reported apart from the score", async () => {
     up.faults.push(
       { kind: "status", status: 503 },
