@@ -4,6 +4,7 @@
  * section here; defaults live in the schema so `--help`, files and code agree.
  */
 import { z } from "zod";
+import { AlgorithmConfigSchema } from "../algorithms/pipeline.js";
 import { SamplingParamsSchema } from "../types/index.js";
 
 export const UpstreamKindSchema = z.enum(["vllm", "sglang", "openai"]);
@@ -117,6 +118,7 @@ export const RllmConfigSchema = z.strictObject({
   model: ModelConfigSchema.default({}),
   engine: EngineConfigSchema.default(EngineConfigSchema.parse({})),
   eval: EvalConfigSchema.default(EvalConfigSchema.parse({})),
+  algorithm: AlgorithmConfigSchema.default(AlgorithmConfigSchema.parse({})),
 });
 export type RllmConfig = z.infer<typeof RllmConfigSchema>;
 export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

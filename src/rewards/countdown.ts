@@ -245,7 +245,7 @@ function numberUsageProblem(
 }
 
 /** Options of {@link countdownGrader}. */
-export interface CountdownOptions {
+export interface CountdownGraderOptions {
   /**
    * Reward for an equation that parses but is wrong (wrong value, a number misused, a division
    * by zero): TinyZero's `format_score`, which rewards learning the output format early.
@@ -274,7 +274,7 @@ function countdownData(task: Task): { numbers: number[]; target: number } {
  * A countdown grader. `countdownGrader()` scores 1 or 0; `countdownGrader({ formatScore: 0.1 })`
  * gives 0.1 to well-formed wrong equations. Reasons land in `metadata.reason`.
  */
-export function countdownGrader(options: CountdownOptions = {}): Grader {
+export function countdownGrader(options: CountdownGraderOptions = {}): Grader {
   const formatScore = options.formatScore ?? 0;
   const requireAll = options.requireAllNumbers ?? false;
   return (task, response) => {

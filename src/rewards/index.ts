@@ -11,7 +11,7 @@ import type { Grader } from "./types.js";
 export { type ChoiceExtraction, extractChoice, multipleChoiceGrader } from "./choice.js";
 export {
   type CountdownExpr,
-  type CountdownOptions,
+  type CountdownGraderOptions,
   type CountdownParse,
   countdownGrader,
   parseCountdownEquation,

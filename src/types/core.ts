@@ -56,6 +56,11 @@ export const StepSchema = z.strictObject({
   logprobs: z.array(z.number()).default([]),
   finishReason: z.string().nullable().optional(),
   weightVersion: z.number().int().nonnegative().optional(),
+  /**
+   * Precomputed per-token advantages aligned with completionIds (on-policy distillation:
+   * coef × (teacher logprob − student logprob)); used by the `precomputed` estimator.
+   */
+  advantages: z.array(z.number()).optional(),
   /** Reward for this step alone (per-step returns); the trajectory reward is used otherwise. */
   reward: z.number().optional(),
   done: z.boolean().optional(),
