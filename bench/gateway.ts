@@ -32,15 +32,18 @@ import {
   affinityOf,
   canPin,
   cpuMsOf,
+  cpuSplitOf,
   freePort,
   type ServerProc,
   spawnServer,
   systemCpuMs,
+  tcpCounters,
 } from "./lib/procs.js";
 import { fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PINNED_ENV = "BENCH_LOADGEN_PINNED";
+const GATEWAY_KINDS = ["cli", "file", "file-no-autocheckpoint", "memory", "null-proxy"];
 /** CPU used by other processes (in cores) above which a cell is flagged as disturbed. */
 const NOISY = 0.1;
 
@@ -53,11 +56,14 @@ const { values: flags } = parseArgs({
     "no-pin": { type: "boolean", default: false },
     "loadgen-cpus": { type: "string", default: "0" },
     "server-cpus": { type: "string", default: "1" },
+    "upstream-cpus": { type: "string", default: "" },
     profile: { type: "boolean", default: false },
     "direct-tokens": { type: "boolean", default: false },
     durability: { type: "string", default: "normal" },
     "gateway-build": { type: "string", default: "tsx" },
     "quiet-wait": { type: "string", default: "30" },
+    gateway: { type: "string", default: "cli" },
+    "gateway-root": { type: "string" },
     seed: { type: "string", default: "1" },
     out: { type: "string", default: join(ROOT, "bench", "results", "gateway.json") },
     keep: { type: "boolean", default: false },
@@ -77,6 +83,8 @@ if (flags.help) {
       "  --targets LIST        direct,gateway (default both)",
       "  --no-pin              do not pin processes to cores with taskset",
       "  --loadgen-cpus / --server-cpus   taskset CPU lists (default 0 / 1)",
+      "  --upstream-cpus L     pin the fake upstream elsewhere than the gateway (diagnosis only,",
+      "                        e.g. 0 to give the gateway a core of its own for --profile)",
       "  --profile             run the gateway under --cpu-prof and summarise the profile",
       "  --direct-tokens       add logprobs + return_token_ids to direct requests (what the",
       "                        gateway asks the upstream for), to isolate the gateway's own cost",
@@ -85,6 +93,13 @@ if (flags.help) {
       "                        bench/results/dist and run plain JS, as an installed rllm does)",
       "  --quiet-wait S        before each cell, wait up to S s for other processes to go",
       "                        under 5% of a core (default 30; 0 = do not wait)",
+      "  --gateway KIND        what serves the gateway side: cli (default: `rllm gateway --db",
+      "                        FILE`); experiments: file (the library via bench/lib/gateway-main.ts,",
+      "                        same store as cli), file-no-autocheckpoint, memory (not durable);",
+      "                        null-proxy (bench/lib/null-proxy.ts: no validation, no trace, no",
+      "                        SQLite — the floor of a node:http + undici proxy on this machine)",
+      "  --gateway-root DIR    with --gateway cli: run DIR/src/cli/index.ts (e.g. a patched copy",
+      "                        of this tree) instead of this tree's",
       "  --seed N              request-mix seed (default 1)",
       "  --out FILE            JSON results (default bench/results/gateway.json)",
       "  --keep                keep the temporary directory (SQLite file, logs)",
@@ -109,7 +124,8 @@ if (
   concurrencies.some((c) => !Number.isInteger(c)) ||
   [...targets].some((t) => t !== "direct" && t !== "gateway") ||
   (flags.durability !== "normal" && flags.durability !== "full") ||
-  (flags["gateway-build"] !== "tsx" && flags["gateway-build"] !== "dist")
+  (flags["gateway-build"] !== "tsx" && flags["gateway-build"] !== "dist") ||
+  !GATEWAY_KINDS.includes(flags.gateway)
 ) {
   console.error("bad arguments; see --help");
   process.exit(2);
@@ -142,12 +158,24 @@ interface ServerCpu {
   /** CPU microseconds per measured request. */
   upstreamUsPerReq: number;
   gatewayUsPerReq: number;
+  /** The part of gatewayUsPerReq spent in the kernel (sockets, SQLite's file writes). */
+  gatewaySysUsPerReq: number;
   /** CPU used by everything else on the machine (other processes), in cores; and VM steal. */
   otherCores: number;
   stealCores: number;
 }
 
 type Measured = CellResult & {
+  /**
+   * Machine-wide TCP listen-queue overflows and SYN retransmissions during the warm-up (when the
+   * cell's connections are opened) and during the window: each one stalls a connect by ≥ 1 s.
+   */
+  tcp: {
+    warmupListenOverflows: number;
+    warmupSynRetrans: number;
+    windowListenOverflows: number;
+    windowSynRetrans: number;
+  };
   cpu: ServerCpu;
   /** The measured window in µs of the monotonic clock (to cut a CPU profile to it). */
   window: [number, number];
@@ -192,7 +220,7 @@ async function main(): Promise<void> {
     const upstream = await spawnServer({
       name: "fake upstream",
       url: `http://127.0.0.1:${upPort}`,
-      cpus: serverCpus,
+      cpus: serverCpus && (flags["upstream-cpus"] || serverCpus),
       env,
       nodeArgs: [
         "--import",
@@ -216,7 +244,6 @@ async function main(): Promise<void> {
           ? ["--cpu-prof", "--cpu-prof-dir", profDir, "--cpu-prof-interval", "1000"]
           : []),
         ...gatewayEntry(),
-        "gateway",
         "--port",
         String(gwPort),
         "--upstream",
@@ -263,6 +290,13 @@ async function main(): Promise<void> {
         gatewayMeasured += row.gateway.measured;
         gatewayWindows.push(row.gateway.window);
         progress("gateway", row.gateway);
+        if (flags.gateway === "memory" || flags.gateway === "null-proxy") {
+          console.log(
+            `          traces not checked: --gateway ${flags.gateway} keeps no SQLite file`,
+          );
+          await pause(300);
+          continue;
+        }
         const check = countTraces(dbPath, c, gatewayOk);
         checks.push(check);
         console.log(
@@ -273,6 +307,14 @@ async function main(): Promise<void> {
       }
     }
     await stopAll();
+    const stats = gateway
+      .log()
+      .split("\n")
+      .filter((l) => l.startsWith("STATS "));
+    if (stats.length > 0) {
+      console.log("\nGateway-side timings (bench/lib/gateway-main.ts), all cells:");
+      for (const l of stats) console.log(`  ${l.slice(6)}`);
+    }
     if (flags.profile) {
       const files = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
       if (files.length === 0) console.warn("no .cpuprofile was written by the gateway");
@@ -296,12 +338,47 @@ async function main(): Promise<void> {
   }
 }
 
+/** Which code was measured: the commit, and the files under src/ that differ from it. */
+function treeState(): { commit: string | null; changedSrcFiles: string[] } {
+  const git = (...a: string[]) => spawnSync("git", a, { cwd: ROOT, encoding: "utf8" });
+  const head = git("rev-parse", "HEAD");
+  const status = git("status", "--porcelain", "--", "src");
+  return {
+    commit: head.status === 0 ? head.stdout.trim() : null,
+    changedSrcFiles:
+      status.status === 0
+        ? status.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => l.slice(3))
+        : [],
+  };
+}
+
+function describeGateway(): string {
+  if (flags.gateway === "null-proxy") return "null proxy (bench/lib/null-proxy.ts)";
+  if (flags.gateway !== "cli") return `bench/lib/gateway-main.ts, store ${flags.gateway}`;
+  const root = flags["gateway-root"] ? ` from ${flags["gateway-root"]}` : "";
+  return `rllm gateway (${flags["gateway-build"]}${root})`;
+}
+
 /**
- * How the gateway is started: from the TypeScript sources under tsx (default), or compiled with
- * tsc into bench/results/dist first and run by plain node, as `rllm gateway` runs when installed.
+ * The node arguments that start the gateway side, up to its own flags (--port, --upstream, --db,
+ * --durability follow). `rllm gateway` runs from the TypeScript sources under tsx (default), or
+ * compiled with tsc into bench/results/dist and run by plain node, as an installed rllm runs.
  */
 function gatewayEntry(): string[] {
-  if (flags["gateway-build"] === "tsx") return ["--import", "tsx", join(ROOT, "src/cli/index.ts")];
+  if (flags.gateway === "null-proxy") {
+    return ["--import", "tsx", join(ROOT, "bench/lib/null-proxy.ts")];
+  }
+  if (flags.gateway !== "cli") {
+    return ["--import", "tsx", join(ROOT, "bench/lib/gateway-main.ts"), "--store", flags.gateway];
+  }
+  const root = flags["gateway-root"] ?? ROOT;
+  if (flags["gateway-build"] === "tsx") {
+    return ["--import", "tsx", join(root, "src/cli/index.ts"), "gateway"];
+  }
+  if (flags["gateway-root"]) throw new Error("--gateway-root works with --gateway-build tsx only");
   const outDir = join(ROOT, "bench", "results", "dist");
   const r = spawnSync(
     process.execPath,
@@ -319,7 +396,7 @@ function gatewayEntry(): string[] {
   }
   // dist/version.js reads ../package.json, as it does in an installed package.
   copyFileSync(join(ROOT, "package.json"), join(outDir, "..", "package.json"));
-  return [join(outDir, "cli", "index.js")];
+  return [join(outDir, "cli", "index.js"), "gateway"];
 }
 
 /** Children get a clean rllm environment: no RLLM_* from the caller, a throwaway home. */
@@ -366,12 +443,15 @@ async function measure(
     us: number;
     up: number;
     gw: number;
+    gwSys: number;
     me: number;
     sys: number;
     steal: number;
   };
-  const zero: Reading = { t: 0, us: 0, up: 0, gw: 0, me: 0, sys: 0, steal: 0 };
+  const zero: Reading = { t: 0, us: 0, up: 0, gw: 0, gwSys: 0, me: 0, sys: 0, steal: 0 };
   const at: Record<"start" | "end", Reading> = { start: zero, end: zero };
+  const tcp0 = tcpCounters();
+  let tcp1 = tcp0;
   const result = await runCell({
     concurrency,
     warmupMs: warmupS * 1000,
@@ -379,11 +459,13 @@ async function measure(
     mix,
     users,
     onWindow: (edge) => {
+      if (edge === "start") tcp1 = tcpCounters();
       at[edge] = {
         t: performance.now(),
         us: Number(process.hrtime.bigint() / 1000n),
         up: cpuMsOf(upstream.child.pid),
         gw: cpuMsOf(gateway.child.pid),
+        gwSys: cpuSplitOf(gateway.child.pid).system,
         me: cpuMsOf(process.pid),
         ...(({ busy, steal }) => ({ sys: busy, steal }))(systemCpuMs()),
       };
@@ -401,10 +483,17 @@ async function measure(
       gatewayCores: gw / wall,
       upstreamUsPerReq: (up * 1000) / n,
       gatewayUsPerReq: (gw * 1000) / n,
+      gatewaySysUsPerReq: ((at.end.gwSys - at.start.gwSys) * 1000) / n,
       otherCores:
         Math.max(0, at.end.sys - at.start.sys - up - gw - (at.end.me - at.start.me)) / wall,
       stealCores: (at.end.steal - at.start.steal) / wall,
     },
+    tcp: ((tcp2) => ({
+      warmupListenOverflows: tcp1.listenOverflows - tcp0.listenOverflows,
+      warmupSynRetrans: tcp1.synRetrans - tcp0.synRetrans,
+      windowListenOverflows: tcp2.listenOverflows - tcp1.listenOverflows,
+      windowSynRetrans: tcp2.synRetrans - tcp1.synRetrans,
+    }))(tcpCounters()),
   };
 }
 
@@ -472,6 +561,17 @@ function progress(label: string, r: Measured): void {
       `      warning: other processes used ${pct(r.cpu.otherCores)} of a core during this cell; its numbers are disturbed`,
     );
   }
+  const t = r.tcp;
+  if (
+    t.warmupListenOverflows + t.warmupSynRetrans + t.windowListenOverflows + t.windowSynRetrans >
+    0
+  ) {
+    console.log(
+      `      TCP (machine-wide): ${t.warmupListenOverflows} listen overflows / ${t.warmupSynRetrans} SYN retransmits ` +
+        `while connecting (warm-up), ${t.windowListenOverflows} / ${t.windowSynRetrans} in the window; ` +
+        `p99 of requests sent inside the window ${fmtMs(r.steadyP99)} (max ${fmtMs(r.steadyMax)})`,
+    );
+  }
   for (const e of r.errorSamples) console.log(`      ${e}`);
 }
 
@@ -494,6 +594,7 @@ function printHeader(
   );
   console.log(
     `${durationS} s measured after ${warmupS} s warm-up per cell; concurrency ${concurrencies.join(", ")}; ` +
+      `gateway: ${describeGateway()}; ` +
       `traces → ${dbPath} (durability ${flags.durability})${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
   );
   console.log("");
@@ -557,7 +658,7 @@ function report(
         "upstream CPU",
         "gateway CPU",
         "upstream µs/req",
-        "gateway µs/req",
+        "gateway µs/req (sys)",
         "load-gen CPU",
         "other procs CPU",
       ],
@@ -572,7 +673,9 @@ function report(
               pct(m.cpu.upstreamCores),
               pct(m.cpu.gatewayCores),
               m.cpu.upstreamUsPerReq.toFixed(0),
-              t === "gateway" ? m.cpu.gatewayUsPerReq.toFixed(0) : "–",
+              t === "gateway"
+                ? `${m.cpu.gatewayUsPerReq.toFixed(0)} (${m.cpu.gatewaySysUsPerReq.toFixed(0)})`
+                : "–",
               pct(m.loadgenCpu),
               `${pct(m.cpu.otherCores)}${m.cpu.otherCores > NOISY ? " (noisy)" : ""}`,
             ];
@@ -606,6 +709,7 @@ function report(
     `${JSON.stringify(
       {
         date: new Date().toISOString(),
+        tree: treeState(),
         machine: {
           cores: cpus().length,
           cpu: cpus()[0]?.model ?? null,
@@ -622,6 +726,9 @@ function report(
           seed: info.seed,
           durability: flags.durability,
           directTokens: flags["direct-tokens"],
+          gatewayBuild: flags["gateway-build"],
+          gateway: flags.gateway,
+          gatewayRoot: flags["gateway-root"] ?? null,
           profile: flags.profile,
         },
         rows: rows.map((r) => ({

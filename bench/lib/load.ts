@@ -132,6 +132,12 @@ export interface CellResult {
   p90: number;
   p99: number;
   max: number;
+  /**
+   * p99 and max of the requests that started inside the window too: without the ones that were
+   * sent during the warm-up (when the cell's connections are opened) and completed in the window.
+   */
+  steadyP99: number;
+  steadyMax: number;
   mean: number;
   byKind: Partial<Record<RequestKind, KindStats>>;
   /** Every successful request of the cell, warm-up and tail included (each one left a trace). */
@@ -202,6 +208,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     }
   }
   const samples: number[] = [];
+  /** Latencies of the requests that also started inside the window (no connection set-up). */
+  const steady: number[] = [];
   const kindSamples = new Map<RequestKind, number[]>();
   const errors: Record<string, number> = {};
   const errorSamples: string[] = [];
@@ -246,6 +254,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const req = mix[k]!;
       k = (k + 1) % mix.length;
       const s = now();
+      const startedInWindow = phase === "measure";
       let problem: string | undefined;
       let detail = "";
       try {
@@ -276,6 +285,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       if (phase === "measure") {
         const ms = e - s;
         samples.push(ms);
+        if (startedInWindow) steady.push(ms);
         const ks = kindSamples.get(req.kind);
         if (ks) ks.push(ms);
         else kindSamples.set(req.kind, [ms]);
@@ -287,6 +297,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   await Promise.all([...pools.values()].map((p) => p.close()));
 
   const sorted = sortedCopy(samples);
+  const steadySorted = sortedCopy(steady);
   const windowMs = wallEnd - wallStart;
   const byKind: Partial<Record<RequestKind, KindStats>> = {};
   for (const [kind, xs] of kindSamples) {
@@ -305,6 +316,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     p90: percentile(sorted, 0.9),
     p99: percentile(sorted, 0.99),
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    steadyP99: percentile(steadySorted, 0.99),
+    steadyMax: steadySorted.length ? steadySorted[steadySorted.length - 1]! : Number.NaN,
     mean: sorted.length ? sum / sorted.length : Number.NaN,
     byKind,
     ok,

@@ -119,16 +119,23 @@ const CLK_TCK = (() => {
 
 /** CPU time (user + system) a process has used so far, in ms; NaN when /proc is not readable. */
 export function cpuMsOf(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
+  const t = cpuSplitOf(pid);
+  return t.user + t.system;
+}
+
+/** User and system CPU time of a process so far, in ms (NaN when /proc is not readable). */
+export function cpuSplitOf(pid: number | undefined): { user: number; system: number } {
+  if (pid === undefined) return { user: Number.NaN, system: Number.NaN };
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name (which is in parentheses and may hold spaces).
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const utime = Number(rest[11]);
-    const stime = Number(rest[12]);
-    return ((utime + stime) * 1000) / CLK_TCK;
+    return {
+      user: (Number(rest[11]) * 1000) / CLK_TCK,
+      system: (Number(rest[12]) * 1000) / CLK_TCK,
+    };
   } catch {
-    return Number.NaN;
+    return { user: Number.NaN, system: Number.NaN };
   }
 }
 
@@ -142,4 +149,21 @@ export function systemCpuMs(): { busy: number; steal: number } {
   } catch {
     return { busy: Number.NaN, steal: Number.NaN };
   }
+}
+
+/** Machine-wide TCP counters that reveal connection-setup stalls (Linux; NaN elsewhere). */
+export function tcpCounters(): { listenOverflows: number; synRetrans: number } {
+  try {
+    const lines = readFileSync("/proc/net/netstat", "utf8").split("\n");
+    for (let i = 0; i + 1 < lines.length; i++) {
+      if (!lines[i]!.startsWith("TcpExt:")) continue;
+      const names = lines[i]!.split(/\s+/);
+      const vals = lines[i + 1]!.split(/\s+/).map(Number);
+      const get = (n: string) => vals[names.indexOf(n)] ?? Number.NaN;
+      return { listenOverflows: get("ListenOverflows"), synRetrans: get("TCPSynRetrans") };
+    }
+  } catch {
+    // not Linux
+  }
+  return { listenOverflows: Number.NaN, synRetrans: Number.NaN };
 }

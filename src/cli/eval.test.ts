@@ -117,7 +117,7 @@ describe("rllm eval", () => {
     const cache = new URL("../../node_modules/.cache/", import.meta.url).pathname;
     mkdirSync(cache, { recursive: true });
     const dir = mkdtempSync(join(cache, "rllm-agent-"));
-    const file = join(dir, "agent.ts");
+    const file = join(dir, "agent.mts");
     writeFileSync(
       file,
       `import OpenAI from "openai";

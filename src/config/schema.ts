@@ -56,6 +56,11 @@ export const GatewayConfigSchema = z.strictObject({
     .default(16 * 1024 * 1024),
   /** Every upstream call is abandoned after this long (ms). */
   upstreamTimeoutMs: z.number().int().positive().default(600_000),
+  /**
+   * Most connections open to one upstream at a time; calls beyond it wait for a free connection.
+   * High because an agent call holds its connection for the whole generation.
+   */
+  upstreamConnections: z.number().int().positive().max(65_536).default(4096),
   /** Connection failures before any byte reached the agent are retried this many times. */
   connectRetries: z.number().int().min(0).max(10).default(2),
   /** How often upstream health is probed (ms); 0 disables probing. */

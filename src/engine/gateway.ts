@@ -56,7 +56,7 @@ export class InProcessGateway implements GatewayHandle {
   }
 
   async createSession(body: Parameters<GatewayHandle["createSession"]>[0]): Promise<SessionHandle> {
-    const s = this.gateway.sessions.create(body);
+    const s = await this.gateway.sessions.create(body);
     return { id: s.id, url: sessionUrl(this.gateway.url, s.id), token: s.token };
   }
 
@@ -65,7 +65,7 @@ export class InProcessGateway implements GatewayHandle {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    this.gateway.sessions.delete(sessionId, false);
+    await this.gateway.sessions.delete(sessionId, false);
     this.gateway.pool.forget(sessionId);
   }
 

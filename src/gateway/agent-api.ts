@@ -160,7 +160,7 @@ export class AgentApi {
           signal: signal.signal,
         }),
       ).finally(signal.dispose);
-      this.record(completionTrace(meta, outcome as CompletionOutcome));
+      await this.record(completionTrace(meta, outcome as CompletionOutcome));
       sendJson(
         res,
         200,
@@ -183,7 +183,7 @@ export class AgentApi {
           },
         }),
       )) as CompletionOutcome;
-      this.record(completionTrace(meta, outcome));
+      await this.record(completionTrace(meta, outcome));
       sink.write([{ data: "[DONE]" }]);
       sink.end();
     } catch (err) {
@@ -219,7 +219,7 @@ export class AgentApi {
           previous: session.previous,
         }),
       )) as ChatOutcome;
-      this.record(chatTrace(meta, outcome));
+      await this.record(chatTrace(meta, outcome));
       session.previous = promptStateOf(request, outcome);
       return { outcome, traceId };
     } finally {
@@ -256,7 +256,7 @@ export class AgentApi {
           onChunk: (c) => sink.write(dialect.chunk(c)),
         }),
       )) as ChatOutcome;
-      this.record(chatTrace(meta, outcome));
+      await this.record(chatTrace(meta, outcome));
       session.previous = promptStateOf(request, outcome);
       sink.write(dialect.finish());
       sink.end();
@@ -287,9 +287,10 @@ export class AgentApi {
       });
     } catch (err) {
       const e = asHttpError(err);
-      if (!signal.aborted || e.status !== 499) this.record(failedTrace(meta, e.status, e.message));
+      if (!signal.aborted || e.status !== 499)
+        await this.record(failedTrace(meta, e.status, e.message));
       else
-        this.record(
+        await this.record(
           failedTrace(
             meta,
             499,
@@ -300,8 +301,9 @@ export class AgentApi {
     }
   }
 
-  private record(trace: TraceRecord): void {
-    this.deps.store.insertTrace(trace);
+  /** Resolves once the trace has committed: only then may the response be released. */
+  private async record(trace: TraceRecord): Promise<void> {
+    await this.deps.store.insertTrace(trace);
   }
 
   /** The session's sampling parameters win over the agent's. */

@@ -81,6 +81,7 @@ export class Gateway {
       timeoutMs: this.config.upstreamTimeoutMs,
       healthCheckIntervalMs: this.config.healthCheckIntervalMs,
       connectRetries: this.config.connectRetries,
+      connections: this.config.upstreamConnections,
     });
     this.sessions = new Sessions(this.store, this.config.defaultSamplingParams);
     this.version = Number(this.store.getMeta("weight_version") ?? 0);
@@ -272,7 +273,7 @@ export class Gateway {
       this.requireAdmin(req);
       if (method === "POST") {
         const body = await readOptionalJson(req, this.config.maxBodyBytes);
-        const s = this.sessions.create(body);
+        const s = await this.sessions.create(body);
         sendJson(res, 201, { id: s.id, url: sessionUrl(this.baseUrl, s.id), token: s.token });
         return;
       }
@@ -316,7 +317,7 @@ export class Gateway {
       }
       if (method === "DELETE") {
         const purge = query.get("purge") === "true";
-        const r = this.sessions.delete(id, purge);
+        const r = await this.sessions.delete(id, purge);
         if (!r.deleted) throw new HttpError(404, `unknown session ${JSON.stringify(id)}`);
         this.pool.forget(id);
         sendJson(res, 200, { id, deleted: true, tracesDeleted: r.tracesDeleted });

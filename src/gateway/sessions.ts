@@ -42,7 +42,7 @@ export class Sessions {
     private readonly defaults: SamplingParams,
   ) {}
 
-  create(body: unknown): Session {
+  async create(body: unknown): Promise<Session> {
     const parsed = CreateSessionSchema.safeParse(body ?? {});
     if (!parsed.success) throw badRequestFromIssues("session", parsed.error.issues);
     const id = parsed.data.id ?? randomUUID();
@@ -56,8 +56,14 @@ export class Sessions {
       createdAt: Date.now(),
       closedAt: null,
     };
-    this.store.insertSession(session);
+    // In the cache first, so a second create of the same id while this one commits is a 409.
     this.cache.set(id, session);
+    try {
+      await this.store.insertSession(session);
+    } catch (err) {
+      this.cache.delete(id);
+      throw err;
+    }
     return session;
   }
 
@@ -102,11 +108,11 @@ export class Sessions {
   }
 
   /** Forgets the session; its traces stay (they are training data) unless `purge`. */
-  delete(id: string, purge: boolean): { deleted: boolean; tracesDeleted: number } {
+  async delete(id: string, purge: boolean): Promise<{ deleted: boolean; tracesDeleted: number }> {
     const existed = this.get(id) !== undefined;
     this.cache.delete(id);
     if (!existed) return { deleted: false, tracesDeleted: 0 };
-    return { deleted: true, tracesDeleted: this.store.deleteSession(id, purge) };
+    return { deleted: true, tracesDeleted: await this.store.deleteSession(id, purge) };
   }
 }
 

@@ -1,8 +1,17 @@
 /**
  * The default agent of the built-in benchmarks: one chat call with the benchmark's system prompt
- * and the task's question. It uses plain fetch against the session's OpenAI-compatible URL, so it
- * runs anywhere an agent would, with no client library.
+ * and the task's question, as a plain HTTP call to the session's OpenAI-compatible URL (undici's
+ * request: a fraction of fetch's cost per call, which matters at thousands of rollouts a second).
  */
+
+/** One keep-alive connection pool shared by every default-agent rollout of the process. */
+let shared: Agent | undefined;
+const dispatcher = (): Agent => {
+  shared ??= new Agent({ connections: 1024, keepAliveTimeout: 30_000 });
+  return shared;
+};
+
+import { Agent, request } from "undici";
 import type { ChatMessage, Task } from "../types/index.js";
 import { type Rollout, rollout } from "./rollout.js";
 

@@ -35,7 +35,7 @@ export async function importModule(
       module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     }
   } catch (err) {
-    throw new Error(`cannot load ${file}: ${(err as Error).message}`);
+    throw new Error(`cannot load ${file}: ${(err as Error).message}`, { cause: err });
   }
   return { module, exportName, file };
 }

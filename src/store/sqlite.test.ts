@@ -40,10 +40,10 @@ function trace(id: string, sessionId: string, finishedAt: number): TraceRecord {
   };
 }
 
-test("sessions: insert, get, list with cursor, delete keeps or purges traces", () => {
+test("sessions: insert, get, list with cursor, delete keeps or purges traces", async () => {
   const s = new Store({ path: ":memory:" });
   for (const id of ["a", "b/1", "c:2"]) {
-    s.insertSession({
+    await s.insertSession({
       id,
       token: `t-${id}`,
       metadata: { k: id },
@@ -62,21 +62,21 @@ test("sessions: insert, get, list with cursor, delete keeps or purges traces", (
     s.listSessions("b/1", 2).map((r) => r.id),
     ["c:2"],
   );
-  s.insertTrace(trace("t1", "a", 10));
-  s.insertTrace(trace("t2", "b/1", 11));
-  assert.equal(s.deleteSession("a", false), 0);
+  await s.insertTrace(trace("t1", "a", 10));
+  await s.insertTrace(trace("t2", "b/1", 11));
+  assert.equal(await s.deleteSession("a", false), 0);
   assert.equal(s.getTrace("t1")?.trace.id, "t1", "traces survive a plain delete");
-  assert.equal(s.deleteSession("b/1", true), 1);
+  assert.equal(await s.deleteSession("b/1", true), 1);
   assert.equal(s.getTrace("t2"), undefined);
   assert.equal(s.countSessions(), 1);
   s.close();
 });
 
-test("traces: round trip, per session in order, query by session/time/cursor", () => {
+test("traces: round trip, per session in order, query by session/time/cursor", async () => {
   const s = new Store({ path: ":memory:" });
-  s.insertTrace(trace("x1", "s1", 100));
-  s.insertTrace(trace("x2", "s2", 200));
-  s.insertTrace(trace("x3", "s1", 300));
+  await s.insertTrace(trace("x1", "s1", 100));
+  await s.insertTrace(trace("x2", "s2", 200));
+  await s.insertTrace(trace("x3", "s1", 300));
   assert.deepEqual(s.getTrace("x1")?.trace, trace("x1", "s1", 100));
   assert.deepEqual(
     s.sessionTraces("s1").map((r) => r.trace.id),
@@ -91,8 +91,28 @@ test("traces: round trip, per session in order, query by session/time/cursor", (
     s.queryTraces({ after: first[0]!.seq }).map((r) => r.trace.id),
     ["x2", "x3"],
   );
-  assert.throws(() => s.insertTrace(trace("x1", "s1", 1)), /UNIQUE/);
+  await assert.rejects(s.insertTrace(trace("x1", "s1", 1)), /UNIQUE/);
   assert.equal(s.countTraces(), 3, "a failed insert leaves what was recorded untouched");
+  s.close();
+});
+
+test("group commit: writes of one tick share a transaction; a failing write fails alone", async () => {
+  const s = new Store({ path: ":memory:" });
+  const results = await Promise.allSettled([
+    s.insertTrace(trace("g1", "s", 1)),
+    s.insertTrace(trace("g1", "s", 2)),
+    s.insertTrace(trace("g2", "s", 3)),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["fulfilled", "rejected", "fulfilled"],
+  );
+  assert.deepEqual(
+    s.sessionTraces("s").map((r) => r.trace.finishedAt),
+    [1, 3],
+  );
+  // close() commits what is still queued.
+  void s.insertTrace(trace("g3", "s", 4));
   s.close();
 });
 
@@ -108,7 +128,7 @@ test("a committed trace survives kill -9 of the writing process (WAL)", () => {
       "-e",
       `import { Store } from ${JSON.stringify(new URL("./sqlite.ts", import.meta.url).pathname)};
        const s = new Store({ path: ${JSON.stringify(path)} });
-       for (let i = 0; i < 50; i++) s.insertTrace(${trace.toString()}("k" + i, "s", i));
+       for (let i = 0; i < 50; i++) await s.insertTrace(${trace.toString()}("k" + i, "s", i));
        process.kill(process.pid, "SIGKILL");`,
     ],
     { encoding: "utf8" },

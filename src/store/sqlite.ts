@@ -2,11 +2,15 @@
  * The embedded store: one SQLite file (better-sqlite3, WAL) holding sessions and traces; episodes,
  * runs and metrics join it later. `":memory:"` gives a throwaway in-memory store.
  *
- * Durability: every write is its own committed transaction before the call returns. In WAL mode with
+ * Durability: a write's promise resolves only once its transaction has committed. In WAL mode with
  * `synchronous=NORMAL` a committed transaction is in the WAL file (the OS page cache at worst), so it
  * survives the process being killed (`kill -9`) at any moment; only an OS crash or power loss can
  * drop the last transactions. `synchronous: "full"` closes that gap too, at the price of an fsync
- * per write.
+ * per commit.
+ *
+ * Group commit: writes queued during one turn of the event loop are committed together in one
+ * transaction (each in its own savepoint, so one failing write fails alone). Under load that turns
+ * thousands of commits a second into a few hundred, with no write released before it is durable.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -72,10 +76,18 @@ interface SessionDbRow {
   closed_at: number | null;
 }
 
+interface PendingWrite {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 export class Store {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmts;
+  private pending: PendingWrite[] = [];
+  private flushScheduled = false;
 
   constructor(options: StoreOptions) {
     this.path = options.path;
@@ -117,16 +129,61 @@ export class Store {
     };
   }
 
+  // ---- group commit ----
+
+  /** Runs `fn` inside the next group-commit transaction; resolves once that has committed. */
+  write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ run: fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write now (also called by close()). */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const w of batch) {
+          try {
+            // A nested better-sqlite3 transaction is a savepoint: a failing write rolls back alone.
+            results.push({ ok: true, value: this.db.transaction(w.run)() });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
+      })();
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const r = results[i]!;
+      if (r.ok) w.resolve(r.value);
+      else w.reject(r.value);
+    });
+  }
+
   // ---- sessions ----
 
-  insertSession(row: Omit<SessionRow, "closedAt">): void {
-    this.stmts.insertSession.run(
+  insertSession(row: Omit<SessionRow, "closedAt">): Promise<void> {
+    const args = [
       row.id,
       row.token,
       JSON.stringify(row.metadata),
       JSON.stringify(row.samplingParams),
       row.createdAt,
-    );
+    ] as const;
+    return this.write(() => {
+      this.stmts.insertSession.run(...args);
+    });
   }
 
   getSession(id: string): SessionRow | undefined {
@@ -148,24 +205,24 @@ export class Store {
   }
 
   /** Removes the session; its traces too when `purgeTraces` (they are training data otherwise). */
-  deleteSession(id: string, purgeTraces: boolean): number {
-    return this.db.transaction(() => {
+  deleteSession(id: string, purgeTraces: boolean): Promise<number> {
+    return this.write(() => {
       this.stmts.deleteSession.run(id);
       return purgeTraces ? this.stmts.deleteSessionTraces.run(id).changes : 0;
-    })();
+    });
   }
 
   // ---- traces ----
 
-  /** Commits the trace before returning (see the durability note above). */
-  insertTrace(trace: TraceRecord): number {
-    const info = this.stmts.insertTrace.run(
-      trace.id,
-      trace.sessionId,
-      Math.round(trace.finishedAt),
-      JSON.stringify(trace),
-    );
-    return Number(info.lastInsertRowid);
+  /** Resolves with the trace's sequence number once it has committed (see the durability note). */
+  insertTrace(trace: TraceRecord): Promise<number> {
+    // Serialised now, so later changes to the object cannot leak into what is stored.
+    const data = JSON.stringify(trace);
+    const finishedAt = Math.round(trace.finishedAt);
+    return this.write(() => {
+      const info = this.stmts.insertTrace.run(trace.id, trace.sessionId, finishedAt, data);
+      return Number(info.lastInsertRowid);
+    });
   }
 
   getTrace(id: string): StoredTrace | undefined {
@@ -229,7 +286,9 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.flush();
+    this.db.close();
   }
 }
 

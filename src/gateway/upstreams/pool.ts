@@ -111,7 +111,7 @@ export class UpstreamPool {
       model: config.model,
       // undici pools are per origin; a path prefix (e.g. /v1 of a hosted API) is added per request.
       dispatcher: new Pool(new URL(url).origin, {
-        connections: this.options.connections ?? 256,
+        connections: this.options.connections ?? 4096,
         pipelining: 1,
         keepAliveTimeout: 30_000,
         headersTimeout: this.options.timeoutMs,
