@@ -72,43 +72,31 @@ export class AgentApi {
         this.deps.config.exposeTokenIds,
     };
     const wantsUsage = chat.stream_options?.include_usage === true;
-    if (!chat.stream) {
-      const { outcome, traceId } = await this.runChat(
-        session,
-        "chat.completions",
-        body,
-        chat,
-        req,
-        res,
-      );
-      sendJson(res, 200, agentCompletion(outcome.completion, exposure), this.headers(traceId));
-      return;
-    }
-    const sink = new SseSink(res, (id) => this.headers(id));
-    await this.runChatStreaming(session, "chat.completions", body, chat, req, res, sink, {
-      chunk: (c) => {
-        // The usage-only chunk is sent only to agents that asked for it.
-        if (c.choices.length === 0 && c.usage && !wantsUsage) return [];
-        return [{ data: agentChunk(c, exposure) }];
-      },
-      finish: () => [{ data: "[DONE]" }],
-      error: (e) => [{ data: { error: openaiError(e).error } }],
+    await this.serveChat(session, "chat.completions", body, chat, req, res, {
+      respond: (c) => agentCompletion(c, exposure),
+      stream: () => ({
+        chunk: (c) =>
+          // The usage-only chunk is sent only to agents that asked for it.
+          c.choices.length === 0 && c.usage && !wantsUsage
+            ? []
+            : [{ data: agentChunk(c, exposure) }],
+        finish: () => [{ data: "[DONE]" }],
+        error: (e) => [{ data: { error: openaiError(e).error } }],
+      }),
     });
   }
 
   async responses(session: Session, body: unknown, req: IncomingMessage, res: ServerResponse) {
-    const chat = responsesRequestToChat(body);
-    if (!chat.stream) {
-      const { outcome, traceId } = await this.runChat(session, "responses", body, chat, req, res);
-      sendJson(res, 200, chatToResponsesResponse(outcome.completion, body), this.headers(traceId));
-      return;
-    }
-    const sink = new SseSink(res, (id) => this.headers(id));
-    const translator = new ResponsesStreamTranslator(body);
-    await this.runChatStreaming(session, "responses", body, chat, req, res, sink, {
-      chunk: (c) => translator.push(c),
-      finish: () => translator.finish(),
-      error: (e) => translator.fail({ message: e.message, code: e.type }),
+    await this.serveChat(session, "responses", body, responsesRequestToChat(body), req, res, {
+      respond: (c) => chatToResponsesResponse(c, body),
+      stream: () => {
+        const t = new ResponsesStreamTranslator(body);
+        return {
+          chunk: (c) => t.push(c),
+          finish: () => t.finish(),
+          error: (e) => t.fail({ message: e.message, code: e.type }),
+        };
+      },
     });
   }
 
@@ -118,26 +106,25 @@ export class AgentApi {
     req: IncomingMessage,
     res: ServerResponse,
   ) {
-    const chat = anthropicRequestToChat(body);
-    if (!chat.stream) {
-      const { outcome, traceId } = await this.runChat(
-        session,
-        "anthropic.messages",
-        body,
-        chat,
-        req,
-        res,
-      );
-      sendJson(res, 200, chatToAnthropicResponse(outcome.completion, body), this.headers(traceId));
-      return;
-    }
-    const sink = new SseSink(res, (id) => this.headers(id));
-    const translator = new AnthropicStreamTranslator(body);
-    await this.runChatStreaming(session, "anthropic.messages", body, chat, req, res, sink, {
-      chunk: (c) => translator.push(c),
-      finish: () => translator.finish(),
-      error: (e) => translator.fail({ status: e.status, message: e.message, type: e.type }),
-    });
+    await this.serveChat(
+      session,
+      "anthropic.messages",
+      body,
+      anthropicRequestToChat(body),
+      req,
+      res,
+      {
+        respond: (c) => chatToAnthropicResponse(c, body),
+        stream: () => {
+          const t = new AnthropicStreamTranslator(body);
+          return {
+            chunk: (c) => t.push(c),
+            finish: () => t.finish(),
+            error: (e) => t.fail({ status: e.status, message: e.message, type: e.type }),
+          };
+        },
+      },
+    );
   }
 
   async completions(session: Session, body: unknown, req: IncomingMessage, res: ServerResponse) {
@@ -148,121 +135,117 @@ export class AgentApi {
     };
     const wantsUsage =
       (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    const traceId = newTraceId();
-    const meta = this.meta(session, traceId, "completions", body, null, request.stream === true);
-    const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
-    const apply = this.applySession(session, request);
-    if (!request.stream) {
-      const outcome = await this.callUpstream(meta, session, signal.signal, (u, a) =>
+    const applied = this.applySession(session, request);
+    await this.serve<CompletionOutcome, Completion>(session, req, res, {
+      api: "completions",
+      body,
+      stream: request.stream === true,
+      messages: null,
+      call: (u, a, signal, onChunk) =>
         a.completions(u, {
-          request: apply,
+          request: applied,
           model: this.modelFor(u, request.model),
-          signal: signal.signal,
+          signal,
+          ...(onChunk ? { onChunk } : {}),
         }),
-      ).finally(signal.dispose);
-      await this.record(completionTrace(meta, outcome as CompletionOutcome));
-      sendJson(
-        res,
-        200,
-        agentTextCompletion((outcome as CompletionOutcome).completion, exposure),
-        this.headers(traceId),
-      );
-      return;
-    }
-    const sink = new SseSink(res, (id) => this.headers(id));
-    sink.traceId = traceId;
-    try {
-      const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
-        a.completions(u, {
-          request: apply,
-          model: this.modelFor(u, request.model),
-          signal: signal.signal,
-          onChunk: (c: Completion) => {
-            if (c.choices.length === 0 && c.usage && !wantsUsage) return;
-            sink.write([{ data: agentTextCompletion(c, exposure) }]);
-          },
-        }),
-      )) as CompletionOutcome;
-      await this.record(completionTrace(meta, outcome));
-      sink.write([{ data: "[DONE]" }]);
-      sink.end();
-    } catch (err) {
-      if (!sink.started) throw err;
-      const e = asHttpError(err);
-      sink.write([{ data: { error: openaiError(e).error } }]);
-      sink.end();
-    } finally {
-      signal.dispose();
-    }
+      trace: completionTrace,
+      respond: (o) => agentTextCompletion(o.completion, exposure),
+      streamDialect: () => ({
+        chunk: (c) =>
+          c.choices.length === 0 && c.usage && !wantsUsage
+            ? []
+            : [{ data: agentTextCompletion(c, exposure) }],
+        finish: () => [{ data: "[DONE]" }],
+        error: (e) => [{ data: { error: openaiError(e).error } }],
+      }),
+    });
   }
 
-  // ---- the shared chat path ----
+  // ---- the shared path ----
 
-  private async runChat(
+  /** A chat call in any dialect: the dialect only shapes the response and its stream. */
+  private serveChat(
     session: Session,
     api: TraceRecord["api"],
     body: unknown,
     chat: ChatCompletionRequest,
     req: IncomingMessage,
     res: ServerResponse,
-  ): Promise<{ outcome: ChatOutcome; traceId: string }> {
-    const traceId = newTraceId();
+    dialect: { respond(c: ChatCompletion): unknown; stream(): StreamDialect<ChatCompletionChunk> },
+  ): Promise<void> {
     const request = this.applySession(session, chat) as ChatCompletionRequest;
-    const meta = this.meta(session, traceId, api, body, request.messages, false);
-    const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
-    try {
-      const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
+    return this.serve<ChatOutcome, ChatCompletionChunk>(session, req, res, {
+      api,
+      body,
+      stream: chat.stream === true,
+      messages: request.messages,
+      call: (u, a, signal, onChunk) =>
         a.chat(u, {
           request,
           model: this.modelFor(u, chat.model),
-          signal: signal.signal,
+          signal,
           previous: session.previous,
+          ...(onChunk ? { onChunk } : {}),
         }),
-      )) as ChatOutcome;
-      await this.record(chatTrace(meta, outcome));
-      session.previous = promptStateOf(request, outcome);
-      return { outcome, traceId };
-    } finally {
-      signal.dispose();
-    }
+      trace: chatTrace,
+      done: (o) => {
+        session.previous = promptStateOf(request, o);
+      },
+      respond: (o) => dialect.respond(o.completion),
+      streamDialect: dialect.stream,
+    });
   }
 
-  private async runChatStreaming(
+  /**
+   * One upstream call from start to finish: trace id, abort signal (agent gone, timeout), the call
+   * with retries, the trace committed, and only then the response (or the stream's last event).
+   */
+  private async serve<O extends ChatOutcome | CompletionOutcome, K>(
     session: Session,
-    api: TraceRecord["api"],
-    body: unknown,
-    chat: ChatCompletionRequest,
     req: IncomingMessage,
     res: ServerResponse,
-    sink: SseSink,
-    dialect: {
-      chunk(c: ChatCompletionChunk): SseEvent[];
-      finish(): SseEvent[];
-      error(e: HttpError): SseEvent[];
+    spec: {
+      api: TraceRecord["api"];
+      body: unknown;
+      stream: boolean;
+      messages: TraceRecord["messages"];
+      call(
+        u: Upstream,
+        a: UpstreamAdapter,
+        signal: AbortSignal,
+        onChunk?: (c: K) => void,
+      ): Promise<O>;
+      trace(meta: TraceMeta, outcome: O): TraceRecord;
+      done?(outcome: O): void;
+      respond(outcome: O): unknown;
+      streamDialect(): StreamDialect<K>;
     },
   ): Promise<void> {
     const traceId = newTraceId();
-    sink.traceId = traceId;
-    const request = this.applySession(session, chat) as ChatCompletionRequest;
-    const meta = this.meta(session, traceId, api, body, request.messages, true);
+    const meta = this.meta(session, traceId, spec.api, spec.body, spec.messages, spec.stream);
     const signal = callSignal(req, res, this.deps.config.upstreamTimeoutMs);
+    const dialect = spec.stream ? spec.streamDialect() : undefined;
+    const sink = dialect ? new SseSink(res, this.headers(traceId)) : undefined;
     try {
       const outcome = (await this.callUpstream(meta, session, signal.signal, (u, a) =>
-        a.chat(u, {
-          request,
-          model: this.modelFor(u, chat.model),
-          signal: signal.signal,
-          previous: session.previous,
-          onChunk: (c) => sink.write(dialect.chunk(c)),
-        }),
-      )) as ChatOutcome;
-      await this.record(chatTrace(meta, outcome));
-      session.previous = promptStateOf(request, outcome);
+        spec.call(
+          u,
+          a,
+          signal.signal,
+          dialect && sink ? (c) => sink.write(dialect.chunk(c)) : undefined,
+        ),
+      )) as O;
+      await this.record(spec.trace(meta, outcome));
+      spec.done?.(outcome);
+      if (!dialect || !sink) {
+        sendJson(res, 200, spec.respond(outcome), this.headers(traceId));
+        return;
+      }
       sink.write(dialect.finish());
       sink.end();
     } catch (err) {
       // Before the first byte the caller answers with a plain error response.
-      if (!sink.started) throw err;
+      if (!dialect || !sink?.started) throw err;
       sink.write(dialect.error(asHttpError(err)));
       sink.end();
     } finally {
@@ -351,26 +334,32 @@ export class AgentApi {
   }
 }
 
+/** How one dialect streams: its events for each canonical chunk, at the end, and on failure. */
+interface StreamDialect<K> {
+  chunk(c: K): SseEvent[];
+  finish(): SseEvent[];
+  error(e: HttpError): SseEvent[];
+}
+
 /** Writes SSE events, sending the headers with the first one. */
 class SseSink {
   started = false;
-  traceId = "";
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: (traceId: string) => Record<string, string>,
+    private readonly headers: Record<string, string>,
   ) {}
 
   write(events: SseEvent[]): void {
     if (events.length === 0 || this.res.destroyed) return;
     if (!this.started) {
-      startSse(this.res, this.headers(this.traceId));
+      startSse(this.res, this.headers);
       this.started = true;
     }
     this.res.write(events.map(formatSse).join(""));
   }
 
   end(): void {
-    if (!this.started) startSse(this.res, this.headers(this.traceId));
+    if (!this.started) startSse(this.res, this.headers);
     this.started = true;
     this.res.end();
   }

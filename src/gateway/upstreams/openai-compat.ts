@@ -32,35 +32,14 @@ export class OpenAICompatAdapter implements UpstreamAdapter {
       body.logprobs = true;
       body.return_token_ids = true;
     }
-    const stream = call.onChunk !== undefined;
-    if (stream) {
-      body.stream = true;
-      // Usage arrives in a final chunk only when asked; the gateway always wants it for the trace.
-      body.stream_options = { ...(call.request.stream_options ?? {}), include_usage: true };
-    } else {
-      delete body.stream;
-      delete body.stream_options;
-    }
-    const res = await upstreamPost(u, "/v1/chat/completions", body, call.signal);
-    let completion: ChatCompletion;
-    if (stream) {
-      const acc = new ChatStreamAccumulator();
-      for await (const ev of upstreamSse(u, res, call.signal)) {
-        const chunk = ev as unknown as ChatCompletionChunk;
-        if (!Array.isArray(chunk.choices)) {
-          throw new HttpError(
-            502,
-            `upstream ${u.url} sent a chunk without choices`,
-            "upstream_error",
-          );
-        }
-        acc.push(chunk);
-        call.onChunk!(chunk);
-      }
-      completion = acc.result();
-    } else {
-      completion = checkCompletion(u, await readUpstreamJson(u, res, call.signal));
-    }
+    const completion = await postMaybeStreaming<ChatCompletion, ChatCompletionChunk>(
+      u,
+      "/v1/chat/completions",
+      body,
+      call,
+      () => new ChatStreamAccumulator(),
+      (raw) => checkCompletion(u, raw),
+    );
     return {
       completion,
       promptIds: withTokens ? (completion.prompt_token_ids ?? null) : null,
@@ -81,42 +60,23 @@ export class OpenAICompatAdapter implements UpstreamAdapter {
       body.logprobs = Math.max(1, Number(call.request.logprobs ?? 0));
       body.return_token_ids = true;
     }
-    const stream = call.onChunk !== undefined;
-    if (stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    } else {
-      delete body.stream;
-      delete body.stream_options;
-    }
-    const res = await upstreamPost(u, "/v1/completions", body, call.signal);
-    let completion: Completion;
-    if (stream) {
-      const acc = new CompletionAccumulator();
-      for await (const ev of upstreamSse(u, res, call.signal)) {
-        const chunk = ev as unknown as Completion;
-        if (!Array.isArray(chunk.choices)) {
+    const completion = await postMaybeStreaming<Completion, Completion>(
+      u,
+      "/v1/completions",
+      body,
+      call,
+      () => new CompletionAccumulator(),
+      (raw) => {
+        if (!raw || typeof raw !== "object" || !Array.isArray((raw as Completion).choices)) {
           throw new HttpError(
             502,
-            `upstream ${u.url} sent a chunk without choices`,
+            `upstream ${u.url} returned a completion without choices`,
             "upstream_error",
           );
         }
-        acc.push(chunk);
-        call.onChunk!(chunk);
-      }
-      completion = acc.result();
-    } else {
-      const raw = await readUpstreamJson(u, res, call.signal);
-      if (!raw || typeof raw !== "object" || !Array.isArray((raw as Completion).choices)) {
-        throw new HttpError(
-          502,
-          `upstream ${u.url} returned a completion without choices`,
-          "upstream_error",
-        );
-      }
-      completion = raw as Completion;
-    }
+        return raw as Completion;
+      },
+    );
     const first = completion.choices[0];
     return {
       completion,
@@ -132,6 +92,49 @@ export class OpenAICompatAdapter implements UpstreamAdapter {
       tokenSource: withTokens && first?.prompt_token_ids ? "upstream" : "none",
     };
   }
+}
+
+/**
+ * POSTs to an OpenAI-style endpoint, streaming when the call has `onChunk` (each chunk is passed on
+ * as it arrives and folded by the accumulator) and returning the whole result either way.
+ */
+async function postMaybeStreaming<R, K extends { choices?: unknown }>(
+  u: Upstream,
+  path: string,
+  body: Record<string, unknown>,
+  call: {
+    signal: AbortSignal;
+    onChunk?: (chunk: K) => void;
+    request: { stream_options?: unknown };
+  },
+  accumulator: () => { push(chunk: K): void; result(): R },
+  check: (raw: unknown) => R,
+): Promise<R> {
+  if (!call.onChunk) {
+    delete body.stream;
+    delete body.stream_options;
+    return check(
+      await readUpstreamJson(u, await upstreamPost(u, path, body, call.signal), call.signal),
+    );
+  }
+  body.stream = true;
+  // Usage arrives in a final chunk only when asked; the gateway always wants it for the trace.
+  const asked = (call.request as { stream_options?: unknown }).stream_options;
+  body.stream_options = {
+    ...(asked && typeof asked === "object" ? asked : {}),
+    include_usage: true,
+  };
+  const res = await upstreamPost(u, path, body, call.signal);
+  const acc = accumulator();
+  for await (const ev of upstreamSse(u, res, call.signal)) {
+    const chunk = ev as unknown as K;
+    if (!Array.isArray(chunk.choices)) {
+      throw new HttpError(502, `upstream ${u.url} sent a chunk without choices`, "upstream_error");
+    }
+    acc.push(chunk);
+    call.onChunk(chunk);
+  }
+  return acc.result();
 }
 
 export function checkCompletion(u: Upstream, raw: unknown): ChatCompletion {
