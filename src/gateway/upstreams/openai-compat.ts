@@ -105,7 +105,7 @@ async function postMaybeStreaming<R, K extends { choices?: unknown }>(
   call: {
     signal: AbortSignal;
     onChunk?: (chunk: K) => void;
-    request: { stream_options?: unknown };
+    request: object;
   },
   accumulator: () => { push(chunk: K): void; result(): R },
   check: (raw: unknown) => R,
