@@ -3,8 +3,16 @@ import { randomBytes } from "node:crypto";
 import type { ChatMessage, TraceChoice, TraceRecord } from "../types/index.js";
 import type { ChatOutcome, CompletionOutcome } from "./upstreams/types.js";
 
+/**
+ * Trace ids: a random per-process prefix and a counter. Unique across restarts and processes (the
+ * prefix), ordered within a process, and free of a crypto call per request on the hot path; they
+ * are identifiers, not secrets (the session token is the secret).
+ */
+const TRACE_PREFIX = `tr_${randomBytes(6).toString("hex")}`;
+let traceCounter = 0;
 export function newTraceId(): string {
-  return `tr_${randomBytes(12).toString("hex")}`;
+  traceCounter++;
+  return `${TRACE_PREFIX}${traceCounter.toString(36).padStart(8, "0")}`;
 }
 
 export interface TraceMeta {
