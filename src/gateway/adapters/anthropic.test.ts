@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import {
+  chunk,
+  expectHttp400,
+  fold,
+  reasoningChunks,
+  toolCallChunks,
+  translateAll,
+  usageChunk,
+  withReplayServer,
+} from "../../testing/sse-replay.js";
+import {
   type ChatCompletion,
   type ChatCompletionChunk,
-  type ChatCompletionChunkChoice,
   ChatCompletionRequestSchema,
-  type ToolCall,
 } from "../../types/chat.js";
-import { HttpError } from "../errors.js";
 import {
   type AnthropicMessage,
   AnthropicStreamTranslator,
@@ -19,92 +24,14 @@ import {
   chatToAnthropicResponse,
   chatUsageToAnthropic,
 } from "./anthropic.js";
-import { formatSse, type SseEvent } from "./sse.js";
+import type { SseEvent } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------------------------
 
-function chunk(
-  delta: ChatCompletionChunkChoice["delta"],
-  finish: string | null = null,
-  extra: Partial<ChatCompletionChunkChoice> = {},
-): ChatCompletionChunk {
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: "qwen3-8b",
-    choices: [{ index: 0, delta, finish_reason: finish, ...extra }],
-  };
-}
-
-function usageChunk(prompt: number, completion: number, extra = {}): ChatCompletionChunk {
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: "qwen3-8b",
-    choices: [],
-    usage: {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-      ...extra,
-    },
-  };
-}
-
-/** What a non-streaming call would have returned for the same chunks. */
-function fold(chunks: ChatCompletionChunk[]): ChatCompletion {
-  let content: string | null = null;
-  let reasoning: string | null = null;
-  let finish: string | null = null;
-  let stopReason: unknown = null;
-  const calls = new Map<number, ToolCall>();
-  let usage: ChatCompletion["usage"];
-  for (const c of chunks) {
-    if (c.usage) usage = c.usage;
-    for (const ch of c.choices) {
-      const d = ch.delta;
-      if (typeof d.content === "string") content = (content ?? "") + d.content;
-      const r = d.reasoning_content ?? (d as { reasoning?: string }).reasoning;
-      if (typeof r === "string") reasoning = (reasoning ?? "") + r;
-      for (const tc of d.tool_calls ?? []) {
-        const cur = calls.get(tc.index) ?? {
-          id: "",
-          type: "function" as const,
-          function: { name: "", arguments: "" },
-        };
-        if (tc.id) cur.id = tc.id;
-        if (tc.function?.name) cur.function.name += tc.function.name;
-        if (tc.function?.arguments) cur.function.arguments += tc.function.arguments;
-        calls.set(tc.index, cur);
-      }
-      if (ch.finish_reason) finish = ch.finish_reason;
-      if (ch.stop_reason !== undefined) stopReason = ch.stop_reason;
-    }
-  }
-  const message: ChatCompletion["choices"][number]["message"] = { role: "assistant", content };
-  if (reasoning !== null) message.reasoning_content = reasoning;
-  if (calls.size > 0) message.tool_calls = [...calls.values()];
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion",
-    created: 1_700_000_000,
-    model: "qwen3-8b",
-    choices: [{ index: 0, message, finish_reason: finish, stop_reason: stopReason }],
-    ...(usage ? { usage } : {}),
-  };
-}
-
-function translateStream(chunks: ChatCompletionChunk[], request: unknown, messageId = "msg_1") {
-  const t = new AnthropicStreamTranslator(request, { messageId });
-  const events: SseEvent[] = [];
-  for (const c of chunks) events.push(...t.push(c));
-  events.push(...t.finish());
-  return events;
-}
+const translateStream = (chunks: ChatCompletionChunk[], request: unknown, messageId = "msg_1") =>
+  translateAll(new AnthropicStreamTranslator(request, { messageId }), chunks);
 
 type Ev = { type: string; [k: string]: unknown };
 const data = (e: SseEvent) => e.data as Ev;
@@ -138,15 +65,6 @@ function assertWellFormed(events: SseEvent[]): void {
     }
   }
   assert.equal(open, null);
-}
-
-function expectHttp400(fn: () => unknown, ...fragments: string[]): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
-    assert.equal(err.status, 400);
-    for (const f of fragments) assert.ok(err.message.includes(f), `"${err.message}" lacks "${f}"`);
-    return true;
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -673,40 +591,8 @@ const textChunks = () => [
   usageChunk(12, 2),
 ];
 
-const reasoningChunks = () => [
-  chunk({ role: "assistant", content: "" }),
-  chunk({ reasoning_content: "The user " }),
-  chunk({ reasoning_content: "greets." }),
-  chunk({ content: "Hi" }),
-  chunk({ content: "!" }),
-  chunk({}, "stop"),
-  usageChunk(10, 6, { completion_tokens_details: { reasoning_tokens: 4 } }),
-];
-
-const toolChunks = () => [
-  chunk({ role: "assistant", content: "" }),
-  chunk({ content: "Checking both." }),
-  chunk({
-    tool_calls: [
-      { index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "" } },
-    ],
-  }),
-  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-  chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-  chunk({
-    tool_calls: [
-      {
-        index: 1,
-        id: "call_b",
-        type: "function",
-        function: { name: "weather", arguments: '{"ci' },
-      },
-    ],
-  }),
-  chunk({ tool_calls: [{ index: 1, function: { arguments: 'ty":"Rome"}' } }] }),
-  chunk({}, "tool_calls"),
-  usageChunk(30, 25, { prompt_tokens_details: { cached_tokens: 16 } }),
-];
+const toolChunks = () =>
+  toolCallChunks(usageChunk(30, 25, { prompt_tokens_details: { cached_tokens: 16 } }));
 
 const lengthChunks = () => [
   chunk({ role: "assistant", content: "" }),
@@ -886,45 +772,26 @@ test("stream: fail emits an Anthropic error event and ends the stream", () => {
 // the real `@anthropic-ai/sdk` client accumulates our stream into the non-streaming message
 // ---------------------------------------------------------------------------------------------
 
-async function withAnthropicServer(
+/** Serves one fixed chunk list through our translators, as the gateway would. */
+function withAnthropicServer(
   chunks: () => ChatCompletionChunk[],
   fn: (client: Anthropic) => Promise<void>,
   failMidStream = false,
 ): Promise<void> {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString("utf8");
-    });
-    req.on("end", () => {
-      const request = JSON.parse(body) as { stream?: boolean };
-      anthropicRequestToChat(request); // what the gateway does first; throws on a bad request
-      if (request.stream) {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        const t = new AnthropicStreamTranslator(request, { messageId: "msg_sdk" });
-        for (const c of chunks()) for (const ev of t.push(c)) res.write(formatSse(ev));
+  const ids = { messageId: "msg_sdk" };
+  return withReplayServer(
+    {
+      check: anthropicRequestToChat,
+      stream(request) {
+        const t = new AnthropicStreamTranslator(request, ids);
+        const events = chunks().flatMap((c) => t.push(c));
         const tail = failMidStream ? t.fail({ status: 529, message: "Overloaded" }) : t.finish();
-        for (const ev of tail) res.write(formatSse(ev));
-        res.end();
-      } else {
-        const out = chatToAnthropicResponse(fold(chunks()), request, { messageId: "msg_sdk" });
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(out));
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const client = new Anthropic({
-    apiKey: "test",
-    baseURL: `http://127.0.0.1:${port}`,
-    maxRetries: 0,
-  });
-  try {
-    await fn(client);
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-  }
+        return [...events, ...tail];
+      },
+      complete: (request) => chatToAnthropicResponse(fold(chunks()), request, ids),
+    },
+    (baseURL) => fn(new Anthropic({ apiKey: "test", baseURL, maxRetries: 0 })),
+  );
 }
 
 const sdkParams = {

@@ -21,6 +21,7 @@ import { badRequestFromIssues } from "../errors.js";
 import {
   base62Id,
   check,
+  forChoiceZero,
   type Issue,
   isRecord,
   mustBe,
@@ -29,6 +30,7 @@ import {
   reasoningOf,
   type SseEvent,
   str,
+  type ToolCallDelta,
 } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -780,18 +782,16 @@ export class AnthropicStreamTranslator {
     const ev: SseEvent[] = [];
     this.start(ev, chunk.model);
     if (chunk.usage) this.usage = chunk.usage;
-    const choice = chunk.choices?.find((c) => c.index === 0);
-    if (!choice) return ev;
-    const d = choice.delta ?? {};
-    const reasoning = reasoningOf(d);
-    if (reasoning) this.appendText(ev, "thinking", reasoning);
-    if (typeof d.content === "string" && d.content) this.appendText(ev, "text", d.content);
-    for (const tc of d.tool_calls ?? []) this.appendCall(ev, tc);
-    if (choice.finish_reason) {
-      this.finishReason = choice.finish_reason;
-      this.matched = choice.stop_reason;
-      this.closeAll(ev);
-    }
+    forChoiceZero(chunk, {
+      reasoning: (text) => this.appendText(ev, "thinking", text),
+      text: (text) => this.appendText(ev, "text", text),
+      toolCall: (tc) => this.appendCall(ev, tc),
+      finish: (reason, matched) => {
+        this.finishReason = reason;
+        this.matched = matched;
+        this.closeAll(ev);
+      },
+    });
     return ev;
   }
 
@@ -889,10 +889,7 @@ export class AnthropicStreamTranslator {
     });
   }
 
-  private appendCall(
-    ev: SseEvent[],
-    tc: NonNullable<ChatCompletionChunk["choices"][number]["delta"]["tool_calls"]>[number],
-  ): void {
+  private appendCall(ev: SseEvent[], tc: ToolCallDelta): void {
     this.sawCalls = true;
     let st = this.calls.get(tc.index);
     if (!st) {

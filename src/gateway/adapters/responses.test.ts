@@ -1,18 +1,23 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import OpenAI from "openai";
 import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator";
 import type { Response, ResponseStreamEvent } from "openai/resources/responses/responses";
 import {
+  chunk,
+  expectHttp400,
+  fold,
+  reasoningChunks,
+  toolCallChunks,
+  translateAll,
+  usageChunk,
+  withReplayServer,
+} from "../../testing/sse-replay.js";
+import {
   type ChatCompletion,
   type ChatCompletionChunk,
-  type ChatCompletionChunkChoice,
   ChatCompletionRequestSchema,
-  type ToolCall,
 } from "../../types/chat.js";
-import { HttpError } from "../errors.js";
 import {
   chatToResponsesResponse,
   chatUsageToResponses,
@@ -20,94 +25,17 @@ import {
   ResponsesStreamTranslator,
   responsesRequestToChat,
 } from "./responses.js";
-import { formatSse, type SseEvent } from "./sse.js";
+import type { SseEvent } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------------------------
 
-const created = 1_700_000_000;
-
-function chunk(
-  delta: ChatCompletionChunkChoice["delta"],
-  finish: string | null = null,
-  extra: Partial<ChatCompletionChunkChoice> = {},
-): ChatCompletionChunk {
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created,
-    model: "qwen3-8b",
-    choices: [{ index: 0, delta, finish_reason: finish, ...extra }],
-  };
-}
-
-function usageChunk(prompt: number, completion: number, extra = {}): ChatCompletionChunk {
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created,
-    model: "qwen3-8b",
-    choices: [],
-    usage: {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-      ...extra,
-    },
-  };
-}
-
-/** What a non-streaming call would have returned for the same chunks. */
-function fold(chunks: ChatCompletionChunk[]): ChatCompletion {
-  let content: string | null = null;
-  let reasoning: string | null = null;
-  let finish: string | null = null;
-  let stopReason: unknown = null;
-  const calls = new Map<number, ToolCall>();
-  let usage: ChatCompletion["usage"];
-  for (const c of chunks) {
-    if (c.usage) usage = c.usage;
-    for (const ch of c.choices) {
-      const d = ch.delta;
-      if (typeof d.content === "string") content = (content ?? "") + d.content;
-      const r = d.reasoning_content ?? (d as { reasoning?: string }).reasoning;
-      if (typeof r === "string") reasoning = (reasoning ?? "") + r;
-      for (const tc of d.tool_calls ?? []) {
-        const cur = calls.get(tc.index) ?? {
-          id: "",
-          type: "function" as const,
-          function: { name: "", arguments: "" },
-        };
-        if (tc.id) cur.id = tc.id;
-        if (tc.function?.name) cur.function.name += tc.function.name;
-        if (tc.function?.arguments) cur.function.arguments += tc.function.arguments;
-        calls.set(tc.index, cur);
-      }
-      if (ch.finish_reason) finish = ch.finish_reason;
-      if (ch.stop_reason !== undefined) stopReason = ch.stop_reason;
-    }
-  }
-  const message: ChatCompletion["choices"][number]["message"] = { role: "assistant", content };
-  if (reasoning !== null) message.reasoning_content = reasoning;
-  if (calls.size > 0) message.tool_calls = [...calls.values()];
-  return {
-    id: "chatcmpl-1",
-    object: "chat.completion",
-    created,
-    model: "qwen3-8b",
-    choices: [{ index: 0, message, finish_reason: finish, stop_reason: stopReason }],
-    ...(usage ? { usage } : {}),
-  };
-}
-
-function translateStream(chunks: ChatCompletionChunk[], request: unknown, responseId = "resp_abc") {
-  const t = new ResponsesStreamTranslator(request, { responseId });
-  const events: SseEvent[] = [];
-  for (const c of chunks) events.push(...t.push(c));
-  events.push(...t.finish());
-  return events;
-}
+const translateStream = (
+  chunks: ChatCompletionChunk[],
+  request: unknown,
+  responseId = "resp_abc",
+) => translateAll(new ResponsesStreamTranslator(request, { responseId }), chunks);
 
 type Ev = { type: string; sequence_number: number; [k: string]: unknown };
 const data = (e: SseEvent) => e.data as Ev;
@@ -123,15 +51,6 @@ function assertWellFormed(events: SseEvent[]): void {
   assert.equal(data(events[1]!).type, "response.in_progress");
   const last = data(events.at(-1)!).type;
   assert.ok(["response.completed", "response.incomplete", "response.failed"].includes(last));
-}
-
-function expectHttp400(fn: () => unknown, ...fragments: string[]): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
-    assert.equal(err.status, 400);
-    for (const f of fragments) assert.ok(err.message.includes(f), `"${err.message}" lacks "${f}"`);
-    return true;
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -591,41 +510,6 @@ const textChunks = () => [
   usageChunk(12, 3),
 ];
 
-const reasoningChunks = () => [
-  chunk({ role: "assistant", content: "" }),
-  chunk({ reasoning_content: "The user " }),
-  chunk({ reasoning_content: "greets." }),
-  chunk({ content: "Hi" }),
-  chunk({ content: "!" }),
-  chunk({}, "stop"),
-  usageChunk(10, 6, { completion_tokens_details: { reasoning_tokens: 4 } }),
-];
-
-const toolChunks = () => [
-  chunk({ role: "assistant", content: "" }),
-  chunk({ content: "Checking both." }),
-  chunk({
-    tool_calls: [
-      { index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "" } },
-    ],
-  }),
-  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-  chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-  chunk({
-    tool_calls: [
-      {
-        index: 1,
-        id: "call_b",
-        type: "function",
-        function: { name: "weather", arguments: '{"ci' },
-      },
-    ],
-  }),
-  chunk({ tool_calls: [{ index: 1, function: { arguments: 'ty":"Rome"}' } }] }),
-  chunk({}, "tool_calls"),
-  usageChunk(30, 25),
-];
-
 const lengthChunks = () => [
   chunk({ role: "assistant", content: "" }),
   chunk({ content: "Once" }),
@@ -720,7 +604,7 @@ test("stream: vLLM's `reasoning` field is read like reasoning_content", () => {
 });
 
 test("stream: parallel tool calls with split argument deltas", () => {
-  const events = translateStream(toolChunks(), { input: "x" });
+  const events = translateStream(toolCallChunks(), { input: "x" });
   assertWellFormed(events);
   assert.deepEqual(types(events).slice(2), [
     "response.output_item.added",
@@ -761,7 +645,8 @@ test("stream: parallel tool calls with split argument deltas", () => {
   const completed = data(events.at(-1)!).response as ResponsesResponse;
   assert.deepEqual(
     completed.output,
-    chatToResponsesResponse(fold(toolChunks()), { input: "x" }, { responseId: "resp_abc" }).output,
+    chatToResponsesResponse(fold(toolCallChunks()), { input: "x" }, { responseId: "resp_abc" })
+      .output,
   );
 });
 
@@ -829,41 +714,19 @@ test("stream: choices other than index 0 are ignored", () => {
 // ---------------------------------------------------------------------------------------------
 
 /** Serves one fixed chunk list through our translators, as the gateway would. */
-async function withResponsesServer(
+function withResponsesServer(
   chunks: () => ChatCompletionChunk[],
   fn: (client: OpenAI) => Promise<void>,
 ): Promise<void> {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString("utf8");
-    });
-    req.on("end", () => {
-      const request = JSON.parse(body) as { stream?: boolean };
-      responsesRequestToChat(request); // what the gateway does first; throws on a bad request
-      if (request.stream) {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        for (const ev of translateStream(chunks(), request, "resp_sdk")) res.write(formatSse(ev));
-        res.end();
-      } else {
-        const out = chatToResponsesResponse(fold(chunks()), request, { responseId: "resp_sdk" });
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(out));
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const client = new OpenAI({
-    apiKey: "test",
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    maxRetries: 0,
-  });
-  try {
-    await fn(client);
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-  }
+  return withReplayServer(
+    {
+      check: responsesRequestToChat,
+      stream: (request) => translateStream(chunks(), request, "resp_sdk"),
+      complete: (request) =>
+        chatToResponsesResponse(fold(chunks()), request, { responseId: "resp_sdk" }),
+    },
+    (base) => fn(new OpenAI({ apiKey: "test", baseURL: `${base}/v1`, maxRetries: 0 })),
+  );
 }
 
 /** Drops what the client adds for its parse helpers and the wall-clock completion time. */
@@ -884,7 +747,7 @@ function comparable(res: object): unknown {
 for (const [name, chunks] of [
   ["text", textChunks],
   ["reasoning then text", reasoningChunks],
-  ["parallel tool calls", toolChunks],
+  ["parallel tool calls", toolCallChunks],
   ["length", lengthChunks],
 ] as const) {
   test(`openai SDK: streamed final response equals the non-streaming one (${name})`, async () => {
@@ -925,7 +788,7 @@ for (const [name, chunks] of [
 for (const [name, chunks] of [
   ["text", textChunks],
   ["reasoning then text", reasoningChunks],
-  ["parallel tool calls", toolChunks],
+  ["parallel tool calls", toolCallChunks],
   ["length", lengthChunks],
 ] as const) {
   test(`openai accumulator: the deltas alone rebuild the non-streaming output (${name})`, () => {

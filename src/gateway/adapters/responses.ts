@@ -23,6 +23,7 @@ import type {
 import { badRequestFromIssues, HttpError } from "../errors.js";
 import {
   check,
+  forChoiceZero,
   hexId,
   type Issue,
   isRecord,
@@ -31,6 +32,7 @@ import {
   reasoningOf,
   type SseEvent,
   str,
+  type ToolCallDelta,
 } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -776,17 +778,15 @@ export class ResponsesStreamTranslator {
     const ev: SseEvent[] = [];
     this.start(ev, chunk.model, chunk.created);
     if (chunk.usage) this.usage = chunk.usage;
-    const choice = chunk.choices?.find((c) => c.index === 0);
-    if (!choice) return ev;
-    const d = choice.delta ?? {};
-    const reasoning = reasoningOf(d);
-    if (reasoning) this.appendText(ev, "reasoning", reasoning);
-    if (typeof d.content === "string" && d.content) this.appendText(ev, "message", d.content);
-    for (const tc of d.tool_calls ?? []) this.appendCall(ev, tc);
-    if (choice.finish_reason) {
-      this.finishReason = choice.finish_reason;
-      this.closeAll(ev);
-    }
+    forChoiceZero(chunk, {
+      reasoning: (text) => this.appendText(ev, "reasoning", text),
+      text: (text) => this.appendText(ev, "message", text),
+      toolCall: (tc) => this.appendCall(ev, tc),
+      finish: (reason) => {
+        this.finishReason = reason;
+        this.closeAll(ev);
+      },
+    });
     return ev;
   }
 
@@ -908,10 +908,7 @@ export class ResponsesStreamTranslator {
       : { type: "reasoning_text", text };
   }
 
-  private appendCall(
-    ev: SseEvent[],
-    tc: NonNullable<ChatCompletionChunk["choices"][number]["delta"]["tool_calls"]>[number],
-  ): void {
+  private appendCall(ev: SseEvent[], tc: ToolCallDelta): void {
     let st = this.calls.get(tc.index);
     if (!st) {
       st = { id: "", name: "", args: "", outputIndex: null, item: null, closed: false };

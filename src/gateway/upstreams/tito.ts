@@ -31,6 +31,7 @@ import {
   promptOpensReasoning,
   type StreamParser,
 } from "../render/index.js";
+import type { Upstream } from "./pool.js";
 // A cycle (both adapters import helpers from here), harmless because no module runs the others'
 // code while loading: the classes are only instantiated when titoAdapters is called.
 import { SglangAdapter } from "./sglang.js";
@@ -241,6 +242,43 @@ export function stopStrings(stop: unknown): string[] {
 export function maxTokensOf(request: Record<string, unknown>): number | null {
   const v = request.max_tokens ?? request.max_completion_tokens;
   return typeof v === "number" ? v : null;
+}
+
+/**
+ * The ids that end sampling: `eosIds` (unless the agent asked for `ignore_eos`) and the agent's own
+ * `stop_token_ids`, each once.
+ */
+export function stopTokenIds(
+  request: Record<string, unknown>,
+  eosIds: readonly number[],
+): number[] {
+  const agentStopIds = Array.isArray(request.stop_token_ids)
+    ? request.stop_token_ids.filter((x): x is number => Number.isInteger(x))
+    : [];
+  const eos = request.ignore_eos === true ? [] : eosIds;
+  return [...new Set([...eos, ...agentStopIds])];
+}
+
+/**
+ * The choices of a finished upstream answer in index order. An answer with no choice, or with a
+ * choice that never got a finish reason (a stream cut off mid-way), is the upstream's fault: 502.
+ */
+export function finishedChoices<C extends { index: number; finishReason: string | null }>(
+  choices: ReadonlyMap<number, C>,
+): C[] {
+  if (choices.size === 0) {
+    throw new HttpError(502, "upstream returned no choices", "upstream_error");
+  }
+  for (const c of choices.values()) {
+    if (c.finishReason === null) {
+      throw new HttpError(
+        502,
+        `upstream stream ended before choice ${c.index} finished`,
+        "upstream_error",
+      );
+    }
+  }
+  return [...choices.values()].sort((a, b) => a.index - b.index);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,6 +524,20 @@ export class TitoChatRun {
     this.stops = includeStop ? [] : stopStrings(req.stop);
   }
 
+  /**
+   * The run of an adapter's chat call on `u`: reported under the model the agent named, else the
+   * upstream's; streaming when the agent takes chunks.
+   */
+  static forCall(
+    renderer: ChatRenderer,
+    u: Upstream,
+    call: ChatCall,
+    prompt: BuiltPrompt,
+  ): TitoChatRun {
+    const meta = { model: call.model ?? u.model ?? "" };
+    return new TitoChatRun(renderer, call, prompt, meta, call.onChunk !== undefined);
+  }
+
   setModel(model: string | undefined): void {
     if (model) this.model = model;
   }
@@ -554,19 +606,7 @@ export class TitoChatRun {
 
   /** The folded result; when streaming, first sends the usage chunk. */
   outcome(): ChatOutcome {
-    for (const c of this.choices.values()) {
-      if (c.finishReason === null) {
-        throw new HttpError(
-          502,
-          `upstream stream ended before choice ${c.index} finished`,
-          "upstream_error",
-        );
-      }
-    }
-    if (this.choices.size === 0) {
-      throw new HttpError(502, "upstream returned no choices", "upstream_error");
-    }
-    const runs = [...this.choices.values()].sort((a, b) => a.index - b.index);
+    const runs = finishedChoices(this.choices);
     const usage = this.usage(runs);
     if (this.streaming) this.emit([], { usage });
     const choices: ChatCompletionChoice[] = runs.map((c) => {

@@ -19,6 +19,7 @@ import {
   maxTokensOf,
   setIf,
   stopStrings,
+  stopTokenIds,
   TitoChatRun,
 } from "./tito.js";
 import type {
@@ -63,13 +64,7 @@ export class VllmTitoAdapter implements UpstreamAdapter {
     const stream = call.onChunk !== undefined;
     const body = this.requestBody(call, prompt, stream);
     const res = await upstreamPost(u, "/v1/completions", body, call.signal);
-    const run = new TitoChatRun(
-      this.renderer,
-      call,
-      prompt,
-      { model: call.model ?? u.model ?? "" },
-      stream,
-    );
+    const run = TitoChatRun.forCall(this.renderer, u, call, prompt);
     if (stream) {
       for await (const ev of upstreamSse(u, res, call.signal)) {
         if (!Array.isArray(ev.choices)) {
@@ -122,13 +117,9 @@ export class VllmTitoAdapter implements UpstreamAdapter {
     body.max_tokens = maxTokensOf(req);
     const stops = stopStrings(req.stop);
     if (stops.length > 0) body.stop = stops;
-    const agentStopIds = Array.isArray(req.stop_token_ids)
-      ? req.stop_token_ids.filter((x): x is number => Number.isInteger(x))
-      : [];
     // The chat endpoint stops at the template's end of turn; the completions endpoint knows only
-    // the tokenizer's eos, which is not always the same token. ignore_eos asks for neither.
-    const eos = req.ignore_eos === true ? [] : this.renderer.eosTokenIds;
-    body.stop_token_ids = [...new Set([...eos, ...agentStopIds])];
+    // the tokenizer's eos, which is not always the same token.
+    body.stop_token_ids = stopTokenIds(req, this.renderer.eosTokenIds);
     // Top-1 gives the sampled token's logprob on every vLLM version.
     body.logprobs = 1;
     body.return_token_ids = true;
