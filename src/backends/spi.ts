@@ -1,0 +1,140 @@
+/**
+ * The training-backend SPI, modelled on the Tinker API: a narrow contract that a local CPU model, a
+ * PyTorch worker, Tinker or any hosted fine-tuning service can satisfy. The trainer computes
+ * advantages in TypeScript (src/algorithms) and hands a backend only tensors-to-be: Datums and a
+ * LossSpec. A backend does the tensor maths and serves its current weights through an
+ * OpenAI-compatible sampler that answers in vLLM's shape (token ids, logprobs), so the gateway
+ * records what the model sampled exactly.
+ *
+ *   sampler()           → where to send generation requests, and which weights answer
+ *   forwardBackward()   → loss and gradients accumulated for a batch of datums
+ *   optimStep()         → apply the accumulated gradients (AdamW), clear them
+ *   computeLogprobs()   → log π_θ of each datum's tokens under the current weights
+ *   saveForSampler()    → make the current weights live on the sampler; a new weight version
+ *   save() / load()     → a full checkpoint: weights, optimizer state, config
+ */
+import type { LossSpec } from "../algorithms/loss.js";
+import type { Datum } from "../types/index.js";
+
+export interface SamplerInfo {
+  /** OpenAI-compatible base URL (ends in /v1). */
+  baseURL: string;
+  model: string;
+  /** The weights the sampler serves now; advanced by saveForSampler(). */
+  weightVersion: number;
+  /** The upstream kind the gateway should treat it as ("vllm": token ids in its responses). */
+  kind: "vllm" | "sglang" | "openai";
+}
+
+export interface ForwardBackwardResult {
+  /** The aggregated loss of the batch (see algorithms/loss.ts for the formulas). */
+  loss: number;
+  /**
+   * Per-batch metrics: e.g. `entropy`, `kl`, `clip_fraction`, `ratio/mean`, `tokens`,
+   * `logprob_diff/max_abs` (trainer vs sampling logprobs).
+   */
+  metrics: Record<string, number>;
+}
+
+export interface OptimParams {
+  /** Learning rate for this step (the trainer owns the schedule). */
+  lr: number;
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  weightDecay?: number;
+  /** Clip the global gradient norm to this (0 or undefined: no clipping). */
+  maxGradNorm?: number;
+}
+
+export interface OptimStepResult {
+  /** The gradient norm before clipping. */
+  gradNorm: number;
+  step: number;
+  metrics: Record<string, number>;
+}
+
+export interface TrainingBackend {
+  readonly name: string;
+  sampler(): Promise<SamplerInfo>;
+  /**
+   * Accumulates gradients of `loss` over `datums`. Called once per mini-batch; gradients add up
+   * until optimStep(). `denominators` carries the whole batch's token and row counts when the
+   * trainer splits a batch into several calls, so aggregation matches one big call.
+   */
+  forwardBackward(
+    datums: Datum[],
+    loss: LossSpec,
+    options?: { denominators?: { tokens: number; rows: number } },
+  ): Promise<ForwardBackwardResult>;
+  optimStep(optim: OptimParams): Promise<OptimStepResult>;
+  /** log π_θ for every token of each datum (the first token of a row gets 0: nothing predicts it). */
+  computeLogprobs(datums: Pick<Datum, "tokens">[]): Promise<number[][]>;
+  saveForSampler(): Promise<{ weightVersion: number }>;
+  save(dir: string): Promise<void>;
+  load(dir: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a backend can do: the loss kinds and options it implements. */
+export interface BackendCapabilities {
+  lossKinds: readonly LossSpec["kind"][];
+  kl: boolean;
+  entropyBonus: boolean;
+  tisCap: boolean;
+  aggregations: readonly string[];
+}
+
+export class UnsupportedOptionError extends Error {
+  constructor(backend: string, option: string, hint: string) {
+    super(`backend "${backend}" does not support ${option}; ${hint}`);
+    this.name = "UnsupportedOptionError";
+  }
+}
+
+/**
+ * Refuses, at startup, a loss the backend cannot compute — never a silent no-op. Names the option
+ * and what the backend does support.
+ */
+export function checkLossSupported(
+  backend: string,
+  caps: BackendCapabilities,
+  loss: LossSpec,
+): void {
+  if (!caps.lossKinds.includes(loss.kind)) {
+    throw new UnsupportedOptionError(
+      backend,
+      `loss.kind "${loss.kind}"`,
+      `it supports ${caps.lossKinds.join(", ")}`,
+    );
+  }
+  const l = loss as Partial<Record<string, unknown>>;
+  if (l.kl !== undefined && !caps.kl) {
+    throw new UnsupportedOptionError(
+      backend,
+      "loss.kl (a KL penalty to a reference policy)",
+      "remove it or pick another backend",
+    );
+  }
+  if (l.entropyCoef !== undefined && l.entropyCoef !== 0 && !caps.entropyBonus) {
+    throw new UnsupportedOptionError(
+      backend,
+      "loss.entropyCoef",
+      "remove it or pick another backend",
+    );
+  }
+  if (l.tisCap !== undefined && !caps.tisCap) {
+    throw new UnsupportedOptionError(
+      backend,
+      "loss.tisCap (truncated importance sampling)",
+      "remove it or pick another backend",
+    );
+  }
+  if (typeof l.aggregation === "string" && !caps.aggregations.includes(l.aggregation)) {
+    throw new UnsupportedOptionError(
+      backend,
+      `loss.aggregation "${l.aggregation}"`,
+      `it supports ${caps.aggregations.join(", ")}`,
+    );
+  }
+}
