@@ -1,0 +1,1046 @@
+/**
+ * The local backend's model: a decoder-only GPT (GPT-2 layout, pre-LayerNorm), forward and a
+ * hand-written backward, readable top to bottom (nanoGPT-style). No autograd: every backward step
+ * is the chain rule for the forward step it undoes, with the maths in a comment.
+ *
+ *   x⁰        = wte[tok] + wpe[pos]                       (wpe only with positional "learned")
+ *   for each block l:
+ *     h       = LN₁(xˡ)
+ *     q,k,v   = h·Wqkv + bqkv                             (RoPE rotates q and k with "rope")
+ *     a       = softmax(q·kᵀ/√d_head + causal mask)·v      per head
+ *     x_mid   = xˡ + a·Wo + bo
+ *     u       = LN₂(x_mid)·W1 + b1
+ *     xˡ⁺¹    = x_mid + GELU(u)·W2 + b2
+ *   z         = LN_f(xᴸ)·wteᵀ                             (tied head: logits over the vocabulary)
+ *   log π(y)  = z_y − logsumexp(z)
+ *
+ * Storage: every parameter, gradient and activation lives in one WebAssembly.Memory (a Float32Array
+ * `heap` over it), addressed by float offsets, so the wasm SIMD GEMM (kernels/gemm-wasm.ts) reads
+ * and writes them in place. Where wasm SIMD is unavailable, the same calls go to kernels/gemm-js.ts.
+ * Matrices are row-major; a [rows × cols] activation holds one row per token (B·T rows).
+ *
+ * GELU is the tanh approximation everywhere (sampler and trainer use {@link gelu} from here):
+ *   GELU(x) = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+ */
+import { type LossSpecInput, LossSpecSchema, tokenLoss } from "../../algorithms/loss.js";
+import { gemmJs } from "./kernels/gemm-js.js";
+import { type GemmExports, gemmWorkspaceBytes, instantiateGemm } from "./kernels/gemm-wasm.js";
+
+export interface GptConfig {
+  vocabSize: number;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  maxSeqLen: number;
+  /** Hidden width of the MLP as a multiple of dModel (4 in GPT-2). */
+  mlpRatio: number;
+  positional: "learned" | "rope";
+  /** The output head is the token embedding transposed (the only mode implemented). */
+  tiedHead: true;
+}
+
+export interface GptOptions {
+  /** Seed of the parameter initialisation (same seed → identical weights). */
+  seed?: number;
+  /** Std of the weight init (GPT-2: 0.02); tests use a larger one for well-conditioned gradients. */
+  initStd?: number;
+  /** "wasm" (default; falls back to "js" where WebAssembly SIMD is unavailable) or "js". */
+  kernel?: "wasm" | "js";
+}
+
+export const DEFAULT_GPT_CONFIG: GptConfig = {
+  vocabSize: 264,
+  dModel: 128,
+  nLayers: 2,
+  nHeads: 4,
+  maxSeqLen: 256,
+  mlpRatio: 4,
+  positional: "rope",
+  tiedHead: true,
+};
+
+/** A slice of the heap: `size` floats from float offset `off`. */
+export interface Slice {
+  off: number;
+  size: number;
+}
+
+/** What a parameter tensor is, for weight decay and for tests. */
+export type ParamKind = "embedding" | "linear" | "bias" | "ln_gain" | "ln_bias";
+
+export interface ParamInfo {
+  name: string;
+  kind: ParamKind;
+  shape: number[];
+  /** Offset of this tensor inside the flat parameter (and gradient) buffer. */
+  offset: number;
+  size: number;
+}
+
+interface LayerParams {
+  ln1g: Slice;
+  ln1b: Slice;
+  wqkv: Slice;
+  bqkv: Slice;
+  wo: Slice;
+  bo: Slice;
+  ln2g: Slice;
+  ln2b: Slice;
+  w1: Slice;
+  b1: Slice;
+  w2: Slice;
+  b2: Slice;
+}
+
+/** Per-layer activations kept for the backward pass. */
+interface LayerActs {
+  x: Slice; // input of the block [N×D]
+  ln1: Slice; // LN₁ output [N×D]
+  ln1Mean: Slice; // [N]
+  ln1Rstd: Slice; // [N]
+  qkv: Slice; // [N×3D], q and k after RoPE
+  probs: Slice; // attention probabilities [B×H×T×T]
+  att: Slice; // heads concatenated, before Wo [N×D]
+  xMid: Slice; // after the attention residual [N×D]
+  ln2: Slice;
+  ln2Mean: Slice;
+  ln2Rstd: Slice;
+  u: Slice; // MLP pre-activation [N×F]
+  g: Slice; // GELU(u) [N×F]
+}
+
+/** Views into buffers the model reuses: valid until the next forward. */
+export interface ForwardResult {
+  /** Logits [B·T × V], row b·T + t predicting the token at t + 1. */
+  logits: Float32Array;
+  /** log π(tokens[b,t] | tokens[b,<t]) per position; position 0 of each row is 0. */
+  logprobs: Float32Array;
+  /** Entropy of the distribution that predicts position t (position 0 of each row: 0). */
+  entropy: Float32Array;
+}
+
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+const LN_EPS = 1e-5;
+
+/**
+ * tanh, fast: the [7/6] Padé approximant (as in kernels/gelu-wasm.ts) where it is accurate,
+ * |v| ≤ 2.5, and (1 − e^{−2|v|})/(1 + e^{−2|v|}) with the sign of v beyond; max abs error 1.4e-7
+ * against Math.tanh (measured), ~4× cheaper. Trainer and sampler both compute GELU through it.
+ *   tanh(v) ≈ v·(135135 + v²(17325 + v²(378 + v²))) / (135135 + v²(62370 + v²(3150 + 28v²)))
+ */
+export function tanhFast(v: number): number {
+  if (v > 2.5 || v < -2.5) {
+    const e = Math.exp(-2 * Math.abs(v));
+    return v > 0 ? (1 - e) / (1 + e) : (e - 1) / (1 + e);
+  }
+  const v2 = v * v;
+  return (
+    (v * (135135 + v2 * (17325 + v2 * (378 + v2)))) /
+    (135135 + v2 * (62370 + v2 * (3150 + 28 * v2)))
+  );
+}
+
+/** GELU, tanh form: ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
+export function gelu(x: number): number {
+  return 0.5 * x * (1 + tanhFast(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
+}
+
+/** dGELU/dx = ½(1 + tanh s) + ½·x·(1 − tanh² s)·√(2/π)·(1 + 3·0.044715·x²), s the tanh argument. */
+export function geluGrad(x: number): number {
+  const t = tanhFast(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x);
+}
+
+/** y[i] = GELU(x[i]) over a heap range. */
+function geluForward(h: Float32Array, x: number, y: number, n: number): void {
+  for (let i = 0; i < n; i++) h[y + i] = gelu(h[x + i]!);
+}
+
+/** dy[i] ← dy[i]·GELU'(x[i]) over a heap range. */
+function geluBackward(h: Float32Array, x: number, dy: number, n: number): void {
+  for (let i = 0; i < n; i++) h[dy + i] = h[dy + i]! * geluGrad(h[x + i]!);
+}
+
+/** mulberry32: a small deterministic PRNG (uniform in [0, 1)). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Standard normal samples by Box–Muller over a uniform source. */
+function gaussian(rand: () => number): () => number {
+  return () => {
+    const u = Math.max(rand(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+  };
+}
+
+const PAGE = 65536;
+
+export class Gpt {
+  readonly config: GptConfig;
+  readonly params: ParamInfo[] = [];
+  /** Number of parameters (floats) in the flat buffer. */
+  readonly numParams: number;
+
+  private memory: WebAssembly.Memory;
+  private heap: Float32Array;
+  private wasm: GemmExports | undefined;
+  private top = 0; // bump allocator, in floats
+  private readonly paramBase: Slice;
+  private readonly gradBase: Slice;
+  private readonly wte: Slice;
+  private readonly wpe: Slice | undefined;
+  private readonly layers: LayerParams[] = [];
+  private readonly lnfg: Slice;
+  private readonly lnfb: Slice;
+  private readonly activationBase: number;
+  private ropeCos = new Float32Array(0);
+  private ropeSin = new Float32Array(0);
+
+  // activations of the last forward
+  private shape = { B: 0, T: 0 };
+  private tokens = new Int32Array(0);
+  private acts: LayerActs[] = [];
+  private xFinal: Slice = { off: 0, size: 0 };
+  private lnf: Slice = { off: 0, size: 0 };
+  private lnfMean: Slice = { off: 0, size: 0 };
+  private lnfRstd: Slice = { off: 0, size: 0 };
+  private logitsS: Slice = { off: 0, size: 0 };
+  private logZ = new Float64Array(0);
+  private out: { logprobs: Float32Array; entropy: Float32Array } = {
+    logprobs: new Float32Array(0),
+    entropy: new Float32Array(0),
+  };
+  // backward scratch
+  private dx: Slice = { off: 0, size: 0 };
+  private dh: Slice = { off: 0, size: 0 };
+  private dqkv: Slice = { off: 0, size: 0 };
+  private dbig: Slice = { off: 0, size: 0 }; // [N×max(F, V)]
+  private dS: Slice = { off: 0, size: 0 }; // [T×T]
+  private ws = 0; // GEMM workspace, byte offset
+  private cacheValid = false;
+
+  constructor(config: GptConfig, options: GptOptions = {}) {
+    const { dModel: D, nHeads: H, vocabSize: V, maxSeqLen, nLayers: L } = config;
+    if (D % H !== 0) throw new Error(`dModel ${D} must be a multiple of nHeads ${H}`);
+    if (config.positional === "rope" && (D / H) % 2 !== 0)
+      throw new Error(`rope needs an even head size; dModel/nHeads = ${D / H}`);
+    this.config = { ...config };
+    const F = D * config.mlpRatio;
+
+    // the parameter layout (offsets relative to the flat buffer)
+    let n = 0;
+    const layout: ParamInfo[] = [];
+    const add = (name: string, kind: ParamKind, shape: number[]): number => {
+      const size = shape.reduce((a, b) => a * b, 1);
+      layout.push({ name, kind, shape, offset: n, size });
+      n += size;
+      return n - size;
+    };
+    add("wte", "embedding", [V, D]);
+    if (config.positional === "learned") add("wpe", "embedding", [maxSeqLen, D]);
+    for (let l = 0; l < L; l++) {
+      add(`h${l}.ln1.g`, "ln_gain", [D]);
+      add(`h${l}.ln1.b`, "ln_bias", [D]);
+      add(`h${l}.attn.wqkv`, "linear", [D, 3 * D]);
+      add(`h${l}.attn.bqkv`, "bias", [3 * D]);
+      add(`h${l}.attn.wo`, "linear", [D, D]);
+      add(`h${l}.attn.bo`, "bias", [D]);
+      add(`h${l}.ln2.g`, "ln_gain", [D]);
+      add(`h${l}.ln2.b`, "ln_bias", [D]);
+      add(`h${l}.mlp.w1`, "linear", [D, F]);
+      add(`h${l}.mlp.b1`, "bias", [F]);
+      add(`h${l}.mlp.w2`, "linear", [F, D]);
+      add(`h${l}.mlp.b2`, "bias", [D]);
+    }
+    add("lnf.g", "ln_gain", [D]);
+    add("lnf.b", "ln_bias", [D]);
+    this.params = layout;
+    this.numParams = n;
+
+    this.memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+    this.heap = new Float32Array(this.memory.buffer);
+    if (options.kernel !== "js") {
+      try {
+        this.wasm = instantiateGemm(this.memory).exports;
+      } catch {
+        this.wasm = undefined; // no WebAssembly SIMD here: gemm-js does the matmuls
+      }
+    }
+    this.paramBase = this.alloc(n);
+    this.gradBase = this.alloc(n);
+    this.activationBase = this.top;
+    const at = (name: string): Slice => {
+      const p = layout.find((q) => q.name === name);
+      if (!p) throw new Error(`no parameter ${name}`);
+      return { off: this.paramBase.off + p.offset, size: p.size };
+    };
+    this.wte = at("wte");
+    this.wpe = config.positional === "learned" ? at("wpe") : undefined;
+    for (let l = 0; l < L; l++) {
+      const p = (s: string) => at(`h${l}.${s}`);
+      this.layers.push({
+        ln1g: p("ln1.g"),
+        ln1b: p("ln1.b"),
+        wqkv: p("attn.wqkv"),
+        bqkv: p("attn.bqkv"),
+        wo: p("attn.wo"),
+        bo: p("attn.bo"),
+        ln2g: p("ln2.g"),
+        ln2b: p("ln2.b"),
+        w1: p("mlp.w1"),
+        b1: p("mlp.b1"),
+        w2: p("mlp.w2"),
+        b2: p("mlp.b2"),
+      });
+    }
+    this.lnfg = at("lnf.g");
+    this.lnfb = at("lnf.b");
+    this.init(options.seed ?? 0, options.initStd ?? 0.02);
+  }
+
+  /** Whether the matmuls run in wasm SIMD (false: the plain-JS fallback). */
+  get usesWasm(): boolean {
+    return this.wasm !== undefined;
+  }
+
+  /**
+   * All parameters, flat (a view: writes change the model). The heap grows when a forward needs
+   * more room than any before it, which detaches earlier views: fetch again after a new B×T.
+   */
+  get paramData(): Float32Array {
+    return this.view(this.paramBase);
+  }
+
+  /** All gradients, flat, aligned with {@link paramData}. */
+  get gradData(): Float32Array {
+    return this.view(this.gradBase);
+  }
+
+  /** One parameter tensor by name (a view). */
+  param(name: string): Float32Array {
+    const p = this.info(name);
+    return this.paramData.subarray(p.offset, p.offset + p.size);
+  }
+
+  grad(name: string): Float32Array {
+    const p = this.info(name);
+    return this.gradData.subarray(p.offset, p.offset + p.size);
+  }
+
+  info(name: string): ParamInfo {
+    const p = this.params.find((q) => q.name === name);
+    if (!p) throw new Error(`no parameter ${name}; see model.params for the names`);
+    return p;
+  }
+
+  zeroGrad(): void {
+    this.gradData.fill(0);
+  }
+
+  /**
+   * GPT-2 init: weights ~ N(0, σ²), the residual projections (Wo, W2) ~ N(0, σ²/(2L)) so the
+   * residual stream's variance does not grow with depth; biases 0, LayerNorm gains 1.
+   */
+  private init(seed: number, std: number): void {
+    const randn = gaussian(mulberry32(seed));
+    const w = this.paramData;
+    for (const p of this.params) {
+      const v = w.subarray(p.offset, p.offset + p.size);
+      if (p.kind === "ln_gain") v.fill(1);
+      else if (p.kind === "bias" || p.kind === "ln_bias") v.fill(0);
+      else {
+        const residual = p.name.endsWith("attn.wo") || p.name.endsWith("mlp.w2");
+        const s = residual ? std / Math.sqrt(2 * this.config.nLayers) : std;
+        for (let i = 0; i < v.length; i++) v[i] = s * randn();
+      }
+    }
+  }
+
+  // ── memory ────────────────────────────────────────────────────────────────────────────────
+
+  private alloc(size: number): Slice {
+    const off = (this.top + 3) & ~3; // 16-byte aligned
+    this.top = off + size;
+    this.ensureBytes(this.top * 4);
+    return { off, size };
+  }
+
+  private ensureBytes(bytes: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) {
+      this.memory.grow(Math.ceil((bytes - have) / PAGE));
+      this.heap = new Float32Array(this.memory.buffer); // grow detaches the old buffer
+    }
+  }
+
+  private view(s: Slice): Float32Array {
+    return this.heap.subarray(s.off, s.off + s.size);
+  }
+
+  /** (Re)allocates the activations for a B×T batch; a no-op when the shape is unchanged. */
+  private prepare(B: number, T: number): void {
+    if (B === this.shape.B && T === this.shape.T) return;
+    const { dModel: D, nHeads: H, vocabSize: V, mlpRatio } = this.config;
+    const F = D * mlpRatio;
+    const N = B * T;
+    this.top = this.activationBase;
+    this.acts = this.layers.map(() => ({
+      x: this.alloc(N * D),
+      ln1: this.alloc(N * D),
+      ln1Mean: this.alloc(N),
+      ln1Rstd: this.alloc(N),
+      qkv: this.alloc(N * 3 * D),
+      probs: this.alloc(B * H * T * T),
+      att: this.alloc(N * D),
+      xMid: this.alloc(N * D),
+      ln2: this.alloc(N * D),
+      ln2Mean: this.alloc(N),
+      ln2Rstd: this.alloc(N),
+      u: this.alloc(N * F),
+      g: this.alloc(N * F),
+    }));
+    this.xFinal = this.alloc(N * D);
+    this.lnf = this.alloc(N * D);
+    this.lnfMean = this.alloc(N);
+    this.lnfRstd = this.alloc(N);
+    this.logitsS = this.alloc(N * V);
+    this.dx = this.alloc(N * D);
+    this.dh = this.alloc(N * D);
+    this.dqkv = this.alloc(N * 3 * D);
+    this.dbig = this.alloc(N * Math.max(F, V));
+    this.dS = this.alloc(T * T);
+    const maxK = Math.max(N, V, F, D, T);
+    const wsFloats = Math.ceil(gemmWorkspaceBytes(maxK) / 4) + 16;
+    this.ws = this.alloc(wsFloats).off * 4;
+    this.logZ = new Float64Array(N);
+    this.out = { logprobs: new Float32Array(N), entropy: new Float32Array(N) };
+    this.shape = { B, T };
+    if (this.config.positional === "rope") this.ropeTables(T);
+  }
+
+  /**
+   * C[M×N] (+)= A·B with strided operands (float offsets into the heap):
+   * A(i,k) = heap[a + i·sai + k·sak], B(k,j) = heap[b + k·sbk + j·sbj], C(i,j) = heap[c + i·ldc + j].
+   */
+  private mm(
+    M: number,
+    N: number,
+    K: number,
+    a: number,
+    sai: number,
+    sak: number,
+    b: number,
+    sbk: number,
+    sbj: number,
+    c: number,
+    ldc: number,
+    accumulate: boolean,
+  ): void {
+    if (this.wasm) {
+      this.wasm.gemm(
+        M,
+        N,
+        K,
+        a * 4,
+        sai,
+        sak,
+        b * 4,
+        sbk,
+        sbj,
+        c * 4,
+        ldc,
+        accumulate ? 1 : 0,
+        this.ws,
+      );
+    } else {
+      const h = this.heap;
+      gemmJs({
+        M,
+        N,
+        K,
+        A: h,
+        aOff: a,
+        sai,
+        sak,
+        B: h,
+        bOff: b,
+        sbk,
+        sbj,
+        C: h,
+        cOff: c,
+        ldc,
+        accumulate,
+      });
+    }
+  }
+
+  /** Y[N×out] = X[N×in]·W[in×out] + bias. */
+  private linear(
+    x: number,
+    w: Slice,
+    bias: Slice,
+    y: number,
+    N: number,
+    nIn: number,
+    nOut: number,
+  ): void {
+    const h = this.heap;
+    for (let i = 0; i < N; i++) h.copyWithin(y + i * nOut, bias.off, bias.off + nOut);
+    this.mm(N, nOut, nIn, x, nIn, 1, w.off, nOut, 1, y, nOut, true);
+  }
+
+  /**
+   * Backward of Y = X·W + b, given dY[N×out]:
+   *   dW += Xᵀ·dY,   db += Σ_rows dY,   dX = dY·Wᵀ (written, or added when `accumulateDx`).
+   */
+  private linearBackward(
+    x: number,
+    w: Slice,
+    bias: Slice,
+    dy: number,
+    dxOff: number,
+    N: number,
+    nIn: number,
+    nOut: number,
+    accumulateDx: boolean,
+  ): void {
+    const g = this.gradBase.off - this.paramBase.off; // grad of a param = same offset + g
+    this.mm(nIn, nOut, N, x, 1, nIn, dy, nOut, 1, w.off + g, nOut, true);
+    const h = this.heap;
+    const db = bias.off + g;
+    for (let i = 0; i < N; i++) {
+      const r = dy + i * nOut;
+      for (let j = 0; j < nOut; j++) h[db + j] = h[db + j]! + h[r + j]!;
+    }
+    this.mm(N, nIn, nOut, dy, nOut, 1, w.off, 1, nOut, dxOff, nIn, accumulateDx);
+  }
+
+  /** y = (x − μ)/σ · gain + bias per row of D, σ = √(var + ε); keeps μ and 1/σ. */
+  private layerNorm(
+    x: number,
+    gain: Slice,
+    bias: Slice,
+    y: number,
+    mean: Slice,
+    rstd: Slice,
+    N: number,
+  ): void {
+    const D = this.config.dModel;
+    const h = this.heap;
+    for (let i = 0; i < N; i++) {
+      const r = x + i * D;
+      let s = 0;
+      for (let j = 0; j < D; j++) s += h[r + j]!;
+      const mu = s / D;
+      let v = 0;
+      for (let j = 0; j < D; j++) {
+        const d = h[r + j]! - mu;
+        v += d * d;
+      }
+      const rs = 1 / Math.sqrt(v / D + LN_EPS);
+      h[mean.off + i] = mu;
+      h[rstd.off + i] = rs;
+      const o = y + i * D;
+      for (let j = 0; j < D; j++)
+        h[o + j] = (h[r + j]! - mu) * rs * h[gain.off + j]! + h[bias.off + j]!;
+    }
+  }
+
+  /**
+   * LayerNorm backward, x̂ = (x − μ)·r, y = x̂·γ + β, given dy:
+   *   dγ += Σ_rows dy·x̂,  dβ += Σ_rows dy,
+   *   dx̂ = dy·γ,  dx = r·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂))      (added into dx)
+   */
+  private layerNormBackward(
+    x: number,
+    gain: Slice,
+    bias: Slice,
+    mean: Slice,
+    rstd: Slice,
+    dy: number,
+    dxOff: number,
+    N: number,
+  ): void {
+    const D = this.config.dModel;
+    const h = this.heap;
+    const g = this.gradBase.off - this.paramBase.off;
+    const dg = gain.off + g;
+    const db = bias.off + g;
+    for (let i = 0; i < N; i++) {
+      const r = x + i * D;
+      const d = dy + i * D;
+      const mu = h[mean.off + i]!;
+      const rs = h[rstd.off + i]!;
+      let sumD = 0;
+      let sumDX = 0;
+      for (let j = 0; j < D; j++) {
+        const xh = (h[r + j]! - mu) * rs;
+        const dxh = h[d + j]! * h[gain.off + j]!;
+        h[dg + j] = h[dg + j]! + h[d + j]! * xh;
+        h[db + j] = h[db + j]! + h[d + j]!;
+        sumD += dxh;
+        sumDX += dxh * xh;
+      }
+      const mD = sumD / D;
+      const mDX = sumDX / D;
+      const o = dxOff + i * D;
+      for (let j = 0; j < D; j++) {
+        const xh = (h[r + j]! - mu) * rs;
+        const dxh = h[d + j]! * h[gain.off + j]!;
+        h[o + j] = h[o + j]! + rs * (dxh - mD - xh * mDX);
+      }
+    }
+  }
+
+  /** RoPE tables: angle(t, i) = t·θ^(−2i/d_head), θ = 10000, for i < d_head/2. */
+  private ropeTables(T: number): void {
+    const hd = this.config.dModel / this.config.nHeads;
+    const half = hd / 2;
+    this.ropeCos = new Float32Array(T * half);
+    this.ropeSin = new Float32Array(T * half);
+    for (let t = 0; t < T; t++)
+      for (let i = 0; i < half; i++) {
+        const a = t * 10000 ** (-(2 * i) / hd);
+        this.ropeCos[t * half + i] = Math.cos(a);
+        this.ropeSin[t * half + i] = Math.sin(a);
+      }
+  }
+
+  /**
+   * Rotates the pairs (v_i, v_{i+d/2}) of every head of q and k (the first 2D columns of qkv) by
+   * the position's angle ("rotate-half" RoPE, as in GPT-NeoX/Llama). sign −1 applies the inverse
+   * rotation Rᵀ, which is the backward: d(Rv)/dv = R, so dv = Rᵀ·d(Rv).
+   */
+  private rope(qkv: number, B: number, T: number, sign: 1 | -1): void {
+    const { dModel: D, nHeads: H } = this.config;
+    const hd = D / H;
+    const half = hd / 2;
+    const h = this.heap;
+    const cs = this.ropeCos;
+    const sn = this.ropeSin;
+    for (let b = 0; b < B; b++)
+      for (let t = 0; t < T; t++) {
+        const row = qkv + (b * T + t) * 3 * D;
+        for (let head = 0; head < 2 * H; head++) {
+          const o = row + head * hd;
+          for (let i = 0; i < half; i++) {
+            const c = cs[t * half + i]!;
+            const s = sign * sn[t * half + i]!;
+            const x1 = h[o + i]!;
+            const x2 = h[o + i + half]!;
+            h[o + i] = x1 * c - x2 * s;
+            h[o + i + half] = x2 * c + x1 * s;
+          }
+        }
+      }
+  }
+
+  // ── forward ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs the model on `tokens` [B×T, row-major]. Returns views of the logits and per-position
+   * log π and entropy; with `needCache` the activations are kept for {@link backward}.
+   */
+  forward(
+    tokens: Int32Array,
+    B: number,
+    T: number,
+    opts: { needCache?: boolean } = {},
+  ): ForwardResult {
+    const { dModel: D, nHeads: H, vocabSize: V, mlpRatio, maxSeqLen } = this.config;
+    if (tokens.length !== B * T)
+      throw new RangeError(`tokens has ${tokens.length} entries, expected B·T = ${B * T}`);
+    if (T > maxSeqLen) throw new RangeError(`sequence length ${T} exceeds maxSeqLen ${maxSeqLen}`);
+    const F = D * mlpRatio;
+    const N = B * T;
+    const hd = D / H;
+    this.prepare(B, T);
+    this.tokens = tokens.slice();
+    const h = this.heap;
+
+    // x⁰ = wte[tok] + wpe[pos]
+    const x0 = this.acts.length > 0 ? this.acts[0]!.x.off : this.xFinal.off;
+    for (let i = 0; i < N; i++) {
+      const tok = tokens[i]!;
+      if (tok < 0 || tok >= V)
+        throw new RangeError(`token ${tok} outside the vocabulary [0, ${V})`);
+      h.copyWithin(x0 + i * D, this.wte.off + tok * D, this.wte.off + (tok + 1) * D);
+      if (this.wpe) {
+        const p = this.wpe.off + (i % T) * D;
+        for (let j = 0; j < D; j++) h[x0 + i * D + j] = h[x0 + i * D + j]! + h[p + j]!;
+      }
+    }
+
+    const scale = 1 / Math.sqrt(hd);
+    for (let l = 0; l < this.layers.length; l++) {
+      const P = this.layers[l]!;
+      const A = this.acts[l]!;
+      // attention sub-block
+      this.layerNorm(A.x.off, P.ln1g, P.ln1b, A.ln1.off, A.ln1Mean, A.ln1Rstd, N);
+      this.linear(A.ln1.off, P.wqkv, P.bqkv, A.qkv.off, N, D, 3 * D);
+      if (this.config.positional === "rope") this.rope(A.qkv.off, B, T, 1);
+      for (let b = 0; b < B; b++)
+        for (let head = 0; head < H; head++) {
+          const q = A.qkv.off + b * T * 3 * D + head * hd;
+          const k = q + D;
+          const v = q + 2 * D;
+          const p = A.probs.off + (b * H + head) * T * T;
+          // S = q·kᵀ  [T×T]
+          this.mm(T, T, hd, q, 3 * D, 1, k, 1, 3 * D, p, T, false);
+          // P = softmax(S/√d_head) over j ≤ i (causal); entries j > i are 0
+          for (let i = 0; i < T; i++) {
+            const r = p + i * T;
+            let m = Number.NEGATIVE_INFINITY;
+            for (let j = 0; j <= i; j++) m = Math.max(m, h[r + j]! * scale);
+            let s = 0;
+            for (let j = 0; j <= i; j++) {
+              const e = Math.exp(h[r + j]! * scale - m);
+              h[r + j] = e;
+              s += e;
+            }
+            const inv = 1 / s;
+            for (let j = 0; j <= i; j++) h[r + j] = h[r + j]! * inv;
+            for (let j = i + 1; j < T; j++) h[r + j] = 0;
+          }
+          // a = P·v, written into this head's columns of att
+          this.mm(T, hd, T, p, T, 1, v, 3 * D, 1, A.att.off + b * T * D + head * hd, D, false);
+        }
+      // x_mid = x + a·Wo + bo
+      this.linear(A.att.off, P.wo, P.bo, A.xMid.off, N, D, D);
+      for (let i = 0; i < N * D; i++) h[A.xMid.off + i] = h[A.xMid.off + i]! + h[A.x.off + i]!;
+      // MLP sub-block: x_next = x_mid + GELU(LN₂(x_mid)·W1 + b1)·W2 + b2
+      this.layerNorm(A.xMid.off, P.ln2g, P.ln2b, A.ln2.off, A.ln2Mean, A.ln2Rstd, N);
+      this.linear(A.ln2.off, P.w1, P.b1, A.u.off, N, D, F);
+      geluForward(h, A.u.off, A.g.off, N * F);
+      const next = l + 1 < this.layers.length ? this.acts[l + 1]!.x.off : this.xFinal.off;
+      this.linear(A.g.off, P.w2, P.b2, next, N, F, D);
+      for (let i = 0; i < N * D; i++) h[next + i] = h[next + i]! + h[A.xMid.off + i]!;
+    }
+
+    // z = LN_f(x)·wteᵀ
+    this.layerNorm(
+      this.xFinal.off,
+      this.lnfg,
+      this.lnfb,
+      this.lnf.off,
+      this.lnfMean,
+      this.lnfRstd,
+      N,
+    );
+    this.mm(N, V, D, this.lnf.off, D, 1, this.wte.off, 1, D, this.logitsS.off, V, false);
+
+    // log-softmax of each row: logZ = logsumexp(z); H = logZ − Σ p·z. The probabilities p are
+    // kept (in dbig, the backward's dz buffer) so that the backward needs no exp.
+    const z = this.logitsS.off;
+    const probs = this.dbig.off;
+    const { logprobs, entropy } = this.out;
+    for (let i = 0; i < N; i++) {
+      const r = z + i * V;
+      const pr = probs + i * V;
+      let m = Number.NEGATIVE_INFINITY;
+      for (let j = 0; j < V; j++) m = Math.max(m, h[r + j]!);
+      let s = 0;
+      let sz = 0;
+      for (let j = 0; j < V; j++) {
+        const e = Math.exp(h[r + j]! - m);
+        h[pr + j] = e;
+        s += e;
+        sz += e * h[r + j]!;
+      }
+      const inv = 1 / s;
+      for (let j = 0; j < V; j++) h[pr + j] = h[pr + j]! * inv;
+      const lz = m + Math.log(s);
+      this.logZ[i] = lz;
+      // row i predicts the token at position i+1 of the same sequence
+      if (i % T !== T - 1) {
+        logprobs[i + 1] = h[r + tokens[i + 1]!]! - lz;
+        entropy[i + 1] = lz - sz / s;
+      }
+      if (i % T === 0) {
+        logprobs[i] = 0;
+        entropy[i] = 0;
+      }
+    }
+    this.cacheValid = opts.needCache === true;
+    return { logits: this.view(this.logitsS), logprobs, entropy };
+  }
+
+  /** log π of each next token, [B×T]; position 0 of each row gets 0 (nothing predicts it). */
+  tokenLogprobs(tokens: Int32Array, B: number, T: number): Float32Array {
+    return this.forward(tokens, B, T).logprobs.slice();
+  }
+
+  // ── backward ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Accumulates ∂L/∂θ into the gradient buffer, given ∂L/∂log π(t) (`dLogprob`, [B×T], aligned
+   * with the forward's logprobs) and optionally ∂L/∂H(t) (`dEntropy`). Needs the activations of a
+   * forward with `needCache: true`.
+   */
+  backward(dLogprob: Float32Array | Float64Array, dEntropy?: Float32Array | Float64Array): void {
+    if (!this.cacheValid) throw new Error("backward needs a forward(…, {needCache: true}) first");
+    const { B, T } = this.shape;
+    const { dModel: D, nHeads: H, vocabSize: V, mlpRatio } = this.config;
+    const F = D * mlpRatio;
+    const N = B * T;
+    const hd = D / H;
+    const h = this.heap;
+    const gOff = this.gradBase.off - this.paramBase.off;
+
+    // logits (dz overwrites the probabilities the forward left in dbig): with p = softmax(z) of row i (which predicts token y = tokens[i+1]),
+    //   ∂log p_y/∂z_j = 1[j = y] − p_j,   ∂H/∂z_j = −p_j·(log p_j + H)
+    //   dz_j = gℓ·(1[j=y] − p_j) − gH·p_j·(log p_j + H)
+    const dz = this.dbig.off;
+    const z = this.logitsS.off;
+    const ent = this.out.entropy;
+    for (let i = 0; i < N; i++) {
+      const r = z + i * V;
+      const d = dz + i * V;
+      if (i % T === T - 1) {
+        h.fill(0, d, d + V);
+        continue;
+      }
+      const gl = dLogprob[i + 1]!;
+      const gH = dEntropy ? dEntropy[i + 1]! : 0;
+      const lz = this.logZ[i]!;
+      const Hi = ent[i + 1]!;
+      for (let j = 0; j < V; j++) {
+        const p = h[d + j]!; // softmax, kept by the forward in this buffer
+        h[d + j] = -gl * p - gH * p * (h[r + j]! - lz + Hi);
+      }
+      const y = this.tokens[i + 1]!;
+      h[d + y] = h[d + y]! + gl;
+    }
+    // z = LN_f·wteᵀ:  d(wte) += dzᵀ·LN_f,  dLN_f = dz·wte
+    this.mm(V, D, N, dz, 1, V, this.lnf.off, D, 1, this.wte.off + gOff, D, true);
+    this.mm(N, D, V, dz, V, 1, this.wte.off, D, 1, this.dh.off, D, false);
+    h.fill(0, this.dx.off, this.dx.off + N * D);
+    this.layerNormBackward(
+      this.xFinal.off,
+      this.lnfg,
+      this.lnfb,
+      this.lnfMean,
+      this.lnfRstd,
+      this.dh.off,
+      this.dx.off,
+      N,
+    );
+
+    const scale = 1 / Math.sqrt(hd);
+    for (let l = this.layers.length - 1; l >= 0; l--) {
+      const P = this.layers[l]!;
+      const A = this.acts[l]!;
+      const dx = this.dx.off; // ∂L/∂x_next on entry; the residual passes it through unchanged
+      // MLP: y = g·W2 + b2  →  dg = dy·W2ᵀ (into dbig), dW2 += gᵀ·dy
+      const dg = this.dbig.off;
+      this.linearBackward(A.g.off, P.w2, P.b2, dx, dg, N, F, D, false);
+      // g = GELU(u)  →  du = dg·GELU'(u)
+      geluBackward(h, A.u.off, dg, N * F);
+      // u = LN₂·W1 + b1  →  dLN₂ = du·W1ᵀ
+      this.linearBackward(A.ln2.off, P.w1, P.b1, dg, this.dh.off, N, D, F, false);
+      // x_mid feeds both the residual and LN₂: dx_mid = dx + LN₂ᵀ(dLN₂)  (accumulated into dx)
+      this.layerNormBackward(A.xMid.off, P.ln2g, P.ln2b, A.ln2Mean, A.ln2Rstd, this.dh.off, dx, N);
+
+      // attention output: x_mid = x + att·Wo + bo  →  datt = dx_mid·Woᵀ (into dh)
+      this.linearBackward(A.att.off, P.wo, P.bo, dx, this.dh.off, N, D, D, false);
+      const dq = this.dqkv.off;
+      for (let b = 0; b < B; b++)
+        for (let head = 0; head < H; head++) {
+          const base = b * T * 3 * D + head * hd;
+          const q = A.qkv.off + base;
+          const k = q + D;
+          const v = q + 2 * D;
+          const p = A.probs.off + (b * H + head) * T * T;
+          const da = this.dh.off + b * T * D + head * hd;
+          const dS = this.dS.off;
+          // a = P·v:  dP = da·vᵀ,  dv = Pᵀ·da
+          this.mm(T, T, hd, da, D, 1, v, 1, 3 * D, dS, T, false);
+          this.mm(T, hd, T, p, 1, T, da, D, 1, dq + base + 2 * D, 3 * D, false);
+          // P = softmax(S·s) row-wise:  dS_ij = s·P_ij·(dP_ij − Σ_k dP_ik·P_ik)   (0 above the diagonal)
+          for (let i = 0; i < T; i++) {
+            const r = dS + i * T;
+            const pr = p + i * T;
+            let dot = 0;
+            for (let j = 0; j <= i; j++) dot += h[r + j]! * h[pr + j]!;
+            for (let j = 0; j <= i; j++) h[r + j] = scale * h[pr + j]! * (h[r + j]! - dot);
+            for (let j = i + 1; j < T; j++) h[r + j] = 0;
+          }
+          // S = q·kᵀ:  dq = dS·k,  dk = dSᵀ·q
+          this.mm(T, hd, T, dS, T, 1, k, 3 * D, 1, dq + base, 3 * D, false);
+          this.mm(T, hd, T, dS, 1, T, q, 3 * D, 1, dq + base + D, 3 * D, false);
+        }
+      if (this.config.positional === "rope") this.rope(dq, B, T, -1);
+      // qkv = LN₁·Wqkv + bqkv  →  dLN₁ = dqkv·Wqkvᵀ
+      this.linearBackward(A.ln1.off, P.wqkv, P.bqkv, dq, this.dh.off, N, D, 3 * D, false);
+      // x feeds the residual and LN₁: dx = dx_mid + LN₁ᵀ(dLN₁)
+      this.layerNormBackward(A.x.off, P.ln1g, P.ln1b, A.ln1Mean, A.ln1Rstd, this.dh.off, dx, N);
+    }
+
+    // x⁰ = wte[tok] + wpe[pos]:  d(wte)[tok] += dx,  d(wpe)[pos] += dx
+    const dx = this.dx.off;
+    for (let i = 0; i < N; i++) {
+      const dw = this.wte.off + gOff + this.tokens[i]! * D;
+      for (let j = 0; j < D; j++) h[dw + j] = h[dw + j]! + h[dx + i * D + j]!;
+      if (this.wpe) {
+        const dp = this.wpe.off + gOff + (i % T) * D;
+        for (let j = 0; j < D; j++) h[dp + j] = h[dp + j]! + h[dx + i * D + j]!;
+      }
+    }
+  }
+}
+
+// ── the loss glue: datums → log π_θ → reference loss formulas → ∂L/∂log π_θ → backward ─────────
+
+/** What lossAndGrad reads of a row: a Datum's per-token fields plus optional policy logprobs. */
+export interface LossDatum {
+  tokens: readonly number[];
+  lossMask: readonly number[];
+  advantages: readonly number[];
+  samplingLogprobs: readonly number[];
+  /** log π_old (the trainer's recomputation of the sampling policy); defaults to samplingLogprobs. */
+  proximalLogprobs?: readonly number[] | undefined;
+  /** log π_ref, needed when the loss has a KL term. */
+  refLogprobs?: readonly number[] | undefined;
+}
+
+export interface LossAndGradResult {
+  loss: number;
+  metrics: Record<string, number>;
+  /** log π_θ per row and token (position 0: 0), as computed for this step. */
+  logprobs: number[][];
+}
+
+/**
+ * One forward + backward over `datums`: computes log π_θ, the loss of algorithms/loss.ts
+ * ({@link tokenLoss}, token by token, then the aggregation), and accumulates ∂L/∂θ into the model's
+ * gradient buffer (call model.zeroGrad() between optimizer steps).
+ *
+ * Rows are padded to the longest with lossMask 0. Position 0 of a row never takes part (nothing
+ * predicts it), whatever its mask says. `denominators` replaces the batch's own token count and
+ * row count in the aggregation, for a batch split over several calls.
+ *
+ *   token-mean: sᵢ = 1/Σm,  seq-mean-token-sum: sᵢ = 1/N,  seq-mean-token-mean: sᵢ = 1/(N·Σ_t mᵢ)
+ *   L = Σᵢ Σ_t sᵢ·m·ℓ_t,   ∂L/∂log π_θ(t) = sᵢ·m·∂ℓ_t/∂log π_θ,   ∂L/∂H_t = −sᵢ·m·c_H
+ */
+export function lossAndGrad(
+  model: Gpt,
+  datums: readonly LossDatum[],
+  specInput: LossSpecInput,
+  denominators?: { tokens: number; rows: number },
+): LossAndGradResult {
+  const spec = LossSpecSchema.parse(specInput);
+  const B = datums.length;
+  if (B === 0) return { loss: 0, metrics: { "loss/tokens": 0 }, logprobs: [] };
+  datums.forEach((d, i) => {
+    for (const key of [
+      "lossMask",
+      "advantages",
+      "samplingLogprobs",
+      "proximalLogprobs",
+      "refLogprobs",
+    ] as const) {
+      const v = d[key];
+      if (v !== undefined && v.length !== d.tokens.length)
+        throw new RangeError(
+          `datum ${i}: ${key} has ${v.length} entries but tokens has ${d.tokens.length}; they must align`,
+        );
+    }
+  });
+  const T = Math.max(...datums.map((d) => d.tokens.length));
+  const tokens = new Int32Array(B * T);
+  const mask = new Float64Array(B * T);
+  datums.forEach((d, i) => {
+    for (let t = 0; t < d.tokens.length; t++) {
+      tokens[i * T + t] = d.tokens[t]!;
+      mask[i * T + t] = t === 0 ? 0 : d.lossMask[t]!;
+    }
+  });
+  const { logprobs, entropy } = model.forward(tokens, B, T, { needCache: true });
+
+  // per-row mask sums and the aggregation's denominators
+  const rowMask = new Float64Array(B);
+  for (let i = 0; i < B; i++)
+    for (let t = 0; t < T; t++) rowMask[i] = rowMask[i]! + mask[i * T + t]!;
+  const maskSum = rowMask.reduce((a, b) => a + b, 0);
+  const rowsWithTokens = rowMask.filter((m) => m > 0).length;
+  const nTokens = denominators?.tokens ?? maskSum;
+  const nRows = denominators?.rows ?? rowsWithTokens;
+  const scaleOf = (i: number): number => {
+    if (nTokens === 0 || rowMask[i] === 0) return 0;
+    switch (spec.aggregation) {
+      case "token-mean":
+        return 1 / nTokens;
+      case "seq-mean-token-sum":
+        return 1 / nRows;
+      case "seq-mean-token-mean":
+        return 1 / (nRows * rowMask[i]!);
+    }
+  };
+
+  const dLogprob = new Float64Array(B * T);
+  const dEntropy = spec.entropyCoef > 0 ? new Float64Array(B * T) : undefined;
+  let loss = 0;
+  let ratioSum = 0;
+  let klSum = 0;
+  let entropySum = 0;
+  let clipped = 0;
+  let capped = 0;
+  let maxAbsDiff = 0;
+  const out: number[][] = [];
+  for (let i = 0; i < B; i++) {
+    const d = datums[i]!;
+    const s = scaleOf(i);
+    out.push(Array.from(logprobs.subarray(i * T, i * T + d.tokens.length)));
+    for (let t = 1; t < d.tokens.length; t++) {
+      const k = i * T + t;
+      const m = mask[k]!;
+      if (m === 0) continue;
+      const tl = tokenLoss(spec, {
+        logprob: logprobs[k]!,
+        samplingLogprob: d.samplingLogprobs[t]!,
+        proximalLogprob: d.proximalLogprobs?.[t],
+        refLogprob: d.refLogprobs?.[t],
+        advantage: d.advantages[t]!,
+        entropy: entropy[k]!,
+      });
+      loss += s * m * tl.value;
+      dLogprob[k] = s * m * tl.grad;
+      if (dEntropy) dEntropy[k] = -s * m * spec.entropyCoef;
+      ratioSum += tl.ratio;
+      klSum += tl.kl;
+      entropySum += entropy[k]!;
+      if (tl.clipped) clipped++;
+      if (
+        spec.kind !== "cross_entropy" &&
+        spec.tisCap !== undefined &&
+        tl.tisWeight === spec.tisCap
+      )
+        capped++;
+      maxAbsDiff = Math.max(maxAbsDiff, Math.abs(logprobs[k]! - d.samplingLogprobs[t]!));
+    }
+  }
+  model.backward(dLogprob, dEntropy);
+  const n = Math.max(maskSum, 1);
+  return {
+    loss,
+    logprobs: out,
+    metrics: {
+      "loss/value": loss,
+      "loss/tokens": maskSum,
+      "loss/ratio_mean": maskSum ? ratioSum / n : 0,
+      "loss/clip_fraction": maskSum ? clipped / n : 0,
+      "loss/tis_capped_fraction": maskSum ? capped / n : 0,
+      "loss/kl_mean": maskSum ? klSum / n : 0,
+      "loss/entropy_mean": maskSum ? entropySum / n : 0,
+      "logprob_diff/max_abs": maxAbsDiff,
+    },
+  };
+}
