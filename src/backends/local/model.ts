@@ -119,6 +119,34 @@ export interface ForwardResult {
   entropy: Float32Array;
 }
 
+/**
+ * The KV cache of {@link Gpt.prefill}/{@link Gpt.decodeStep}: per layer, the keys (after RoPE) and
+ * values of every cached position of each of B sequences, [B × capacity × D] (heads side by side in
+ * D, as in the forward's qkv rows), plus the scratch of one decode step for up to B rows.
+ */
+interface KvState {
+  B: number;
+  capacity: number;
+  /** Tokens cached per sequence; the next token of sequence b goes to position lengths[b]. */
+  lengths: Int32Array;
+  k: Slice[];
+  v: Slice[];
+  x: Slice; // [B×D] block input, then block output
+  ln: Slice; // [B×D] LN₁ / LN₂ / LN_f output
+  mean: Slice; // [B]
+  rstd: Slice; // [B]
+  qkv: Slice; // [B×3D]
+  att: Slice; // [B×D]
+  xMid: Slice; // [B×D]
+  u: Slice; // [B×F]
+  g: Slice; // [B×F]
+  scores: Slice; // [capacity], one head's attention row
+  logits: Slice; // [B×V]
+  ws: number; // GEMM workspace, byte offset
+  ropeCos: Float32Array;
+  ropeSin: Float32Array;
+}
+
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 const LN_EPS = 1e-5;
 
@@ -161,6 +189,40 @@ function geluBackward(h: Float32Array, x: number, dy: number, n: number): void {
   for (let i = 0; i < n; i++) h[dy + i] = h[dy + i]! * geluGrad(h[x + i]!);
 }
 
+/**
+ * In place: row[0..n) ← softmax(row[0..n)·scale), the attention softmax of one query over its n
+ * visible keys. Shared by the training forward and the KV-cache decode so both round alike.
+ */
+function softmaxScaledPrefix(h: Float32Array, r: number, n: number, scale: number): void {
+  let m = Number.NEGATIVE_INFINITY;
+  for (let j = 0; j < n; j++) m = Math.max(m, h[r + j]! * scale);
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    const e = Math.exp(h[r + j]! * scale - m);
+    h[r + j] = e;
+    s += e;
+  }
+  const inv = 1 / s;
+  for (let j = 0; j < n; j++) h[r + j] = h[r + j]! * inv;
+}
+
+/** RoPE tables: angle(t, i) = t·θ^(−2i/d_head), θ = 10000, for i < d_head/2 and t < T. */
+function ropeTable(
+  hd: number,
+  T: number,
+): { cos: Float32Array<ArrayBuffer>; sin: Float32Array<ArrayBuffer> } {
+  const half = hd / 2;
+  const cos = new Float32Array(T * half);
+  const sin = new Float32Array(T * half);
+  for (let t = 0; t < T; t++)
+    for (let i = 0; i < half; i++) {
+      const a = t * 10000 ** (-(2 * i) / hd);
+      cos[t * half + i] = Math.cos(a);
+      sin[t * half + i] = Math.sin(a);
+    }
+  return { cos, sin };
+}
+
 /** mulberry32: a small deterministic PRNG (uniform in [0, 1)). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -200,7 +262,11 @@ export class Gpt {
   private readonly layers: LayerParams[] = [];
   private readonly lnfg: Slice;
   private readonly lnfb: Slice;
-  private readonly activationBase: number;
+  /** Where the forward's activations start; moves up when the KV cache region grows. */
+  private activationBase: number;
+  /** Start of the KV-cache region (between the gradients and the activations). */
+  private readonly kvBase: number;
+  private kv: KvState | undefined;
   private ropeCos = new Float32Array(0);
   private ropeSin = new Float32Array(0);
 
@@ -277,6 +343,7 @@ export class Gpt {
     this.paramBase = this.alloc(n);
     this.gradBase = this.alloc(n);
     this.activationBase = this.top;
+    this.kvBase = this.top;
     const at = (name: string): Slice => {
       const p = layout.find((q) => q.name === name);
       if (!p) throw new Error(`no parameter ${name}`);
@@ -600,18 +667,11 @@ export class Gpt {
     }
   }
 
-  /** RoPE tables: angle(t, i) = t·θ^(−2i/d_head), θ = 10000, for i < d_head/2. */
+  /** RoPE tables for positions < T (see {@link ropeTable}). */
   private ropeTables(T: number): void {
-    const hd = this.config.dModel / this.config.nHeads;
-    const half = hd / 2;
-    this.ropeCos = new Float32Array(T * half);
-    this.ropeSin = new Float32Array(T * half);
-    for (let t = 0; t < T; t++)
-      for (let i = 0; i < half; i++) {
-        const a = t * 10000 ** (-(2 * i) / hd);
-        this.ropeCos[t * half + i] = Math.cos(a);
-        this.ropeSin[t * half + i] = Math.sin(a);
-      }
+    const t = ropeTable(this.config.dModel / this.config.nHeads, T);
+    this.ropeCos = t.cos;
+    this.ropeSin = t.sin;
   }
 
   /**
@@ -698,16 +758,7 @@ export class Gpt {
           // P = softmax(S/√d_head) over j ≤ i (causal); entries j > i are 0
           for (let i = 0; i < T; i++) {
             const r = p + i * T;
-            let m = Number.NEGATIVE_INFINITY;
-            for (let j = 0; j <= i; j++) m = Math.max(m, h[r + j]! * scale);
-            let s = 0;
-            for (let j = 0; j <= i; j++) {
-              const e = Math.exp(h[r + j]! * scale - m);
-              h[r + j] = e;
-              s += e;
-            }
-            const inv = 1 / s;
-            for (let j = 0; j <= i; j++) h[r + j] = h[r + j]! * inv;
+            softmaxScaledPrefix(h, r, i + 1, scale);
             for (let j = i + 1; j < T; j++) h[r + j] = 0;
           }
           // a = P·v, written into this head's columns of att
@@ -776,6 +827,239 @@ export class Gpt {
   /** log π of each next token, [B×T]; position 0 of each row gets 0 (nothing predicts it). */
   tokenLogprobs(tokens: Int32Array, B: number, T: number): Float32Array {
     return this.forward(tokens, B, T).logprobs.slice();
+  }
+
+  // ── incremental decoding (KV cache) ───────────────────────────────────────────────────────
+  //
+  // Sequences are NOT padded: each keeps its own length, and its positions start at 0 at its first
+  // token, exactly as when the training forward scores that sequence alone (or right-padded in a
+  // batch, where causality makes the padding invisible). Every step goes through the same
+  // operations as {@link forward} — the same GEMM (whose entries are plain sequential dot products,
+  // so a row's result does not depend on how many rows share the call), LayerNorm, GELU, attention
+  // softmax and RoPE tables — so a sampled token's logprob matches the trainer's recomputation.
+  //
+  // The cache lives in its own heap region below the forward's activations, so forward() and
+  // backward() may run between decode steps (scoring, or a test comparing the two). One cache per
+  // model: prefill() replaces the previous one. Creating a cache larger than any before moves the
+  // activations up, which discards a forward's saved activations (backward then asks for a new
+  // forward): do not prefill between a forward(…, {needCache: true}) and its backward.
+
+  /** Allocates (or reuses) the KV region for B sequences of up to `capacity` positions. */
+  private reserveKv(B: number, capacity: number): KvState {
+    const { dModel: D, vocabSize: V, mlpRatio, nHeads: H } = this.config;
+    const F = D * mlpRatio;
+    const savedTop = this.top;
+    this.top = this.kvBase;
+    const k: Slice[] = [];
+    const v: Slice[] = [];
+    for (let l = 0; l < this.layers.length; l++) {
+      k.push(this.alloc(B * capacity * D));
+      v.push(this.alloc(B * capacity * D));
+    }
+    const kv: KvState = {
+      B,
+      capacity,
+      lengths: new Int32Array(B),
+      k,
+      v,
+      x: this.alloc(B * D),
+      ln: this.alloc(B * D),
+      mean: this.alloc(B),
+      rstd: this.alloc(B),
+      qkv: this.alloc(B * 3 * D),
+      att: this.alloc(B * D),
+      xMid: this.alloc(B * D),
+      u: this.alloc(B * F),
+      g: this.alloc(B * F),
+      scores: this.alloc(capacity),
+      logits: this.alloc(B * V),
+      ws:
+        this.alloc(Math.ceil(gemmWorkspaceBytes(Math.max(capacity, V, F, D, B)) / 4) + 16).off * 4,
+      ropeCos: new Float32Array(0),
+      ropeSin: new Float32Array(0),
+    };
+    if (this.config.positional === "rope") {
+      const t = ropeTable(D / H, capacity);
+      kv.ropeCos = t.cos;
+      kv.ropeSin = t.sin;
+    }
+    const end = (this.top + 3) & ~3;
+    if (end > this.activationBase) {
+      // the region grew into the activations: move them up and make the next forward re-lay them
+      this.activationBase = end;
+      this.shape = { B: 0, T: 0 };
+      this.cacheValid = false;
+      this.top = end;
+    } else {
+      this.top = savedTop;
+    }
+    this.kv = kv;
+    return kv;
+  }
+
+  /**
+   * Starts incremental decoding of `prompts` (B sequences of different lengths, each ≥ 1 token):
+   * runs them through {@link forward} (right-padded to the longest; causality keeps the padding
+   * out of every real position), keeps each layer's keys and values in a fresh KV cache of
+   * `capacity` positions per sequence (default maxSeqLen) and returns the logits that predict
+   * each sequence's next token, [B×V] (a view, valid until the next prefill, decodeStep or
+   * forward).
+   */
+  prefill(prompts: readonly (readonly number[])[], capacity?: number): Float32Array {
+    const { dModel: D, vocabSize: V, maxSeqLen } = this.config;
+    const B = prompts.length;
+    if (B === 0) throw new RangeError("prefill needs at least one prompt");
+    const T = Math.max(...prompts.map((p) => p.length));
+    const cap = capacity ?? maxSeqLen;
+    if (prompts.some((p) => p.length === 0)) throw new RangeError("every prompt needs ≥ 1 token");
+    if (cap > maxSeqLen) throw new RangeError(`capacity ${cap} exceeds maxSeqLen ${maxSeqLen}`);
+    if (T > cap) throw new RangeError(`a prompt of ${T} tokens exceeds the capacity ${cap}`);
+    const kv = this.reserveKv(B, cap);
+    const tokens = new Int32Array(B * T); // padding: token 0, never attended to by a real token
+    prompts.forEach((p, b) => {
+      for (let t = 0; t < p.length; t++) tokens[b * T + t] = p[t]!;
+    });
+    try {
+      this.forward(tokens, B, T);
+    } catch (e) {
+      this.kv = undefined; // e.g. a token outside the vocabulary: no half-made cache
+      throw e;
+    }
+    const h = this.heap; // after the forward: it may have grown the memory
+    for (let l = 0; l < this.layers.length; l++) {
+      const qkv = this.acts[l]!.qkv.off;
+      for (let b = 0; b < B; b++)
+        for (let t = 0; t < prompts[b]!.length; t++) {
+          const src = qkv + (b * T + t) * 3 * D;
+          const dst = (b * cap + t) * D;
+          h.copyWithin(kv.k[l]!.off + dst, src + D, src + 2 * D);
+          h.copyWithin(kv.v[l]!.off + dst, src + 2 * D, src + 3 * D);
+        }
+    }
+    for (let b = 0; b < B; b++) {
+      const n = prompts[b]!.length;
+      const src = this.logitsS.off + (b * T + n - 1) * V;
+      h.copyWithin(kv.logits.off + b * V, src, src + V);
+      kv.lengths[b] = n;
+    }
+    return h.subarray(kv.logits.off, kv.logits.off + B * V);
+  }
+
+  /** Tokens cached per sequence of the current KV cache (a copy; empty without one). */
+  get kvLengths(): Int32Array {
+    return this.kv ? this.kv.lengths.slice() : new Int32Array(0);
+  }
+
+  /**
+   * One decode step: appends `tokens[r]` to sequence `rows[r]` (default: every sequence, r = b)
+   * at position kvLengths[rows[r]] and returns the logits predicting the token after it, [R×V]
+   * with R = tokens.length (a view, valid until the next prefill, decodeStep or forward). Sequences left out
+   * of `rows` (finished ones) cost nothing and keep their cache.
+   */
+  decodeStep(tokens: Int32Array, rows?: Int32Array): Float32Array {
+    const kv = this.kv;
+    if (!kv) throw new Error("decodeStep needs a prefill() first");
+    const { dModel: D, nHeads: H, vocabSize: V, mlpRatio } = this.config;
+    const F = D * mlpRatio;
+    const hd = D / H;
+    const half = hd / 2;
+    const R = tokens.length;
+    const cap = kv.capacity;
+    if (rows && rows.length !== R)
+      throw new RangeError(`rows has ${rows.length} entries but tokens has ${R}`);
+    if (!rows && R !== kv.B) throw new RangeError(`expected ${kv.B} tokens (one per sequence)`);
+    const seqOf = (r: number): number => (rows ? rows[r]! : r);
+    const pos = new Int32Array(R);
+    const seen = new Uint8Array(kv.B);
+    for (let r = 0; r < R; r++) {
+      const b = seqOf(r);
+      if (b < 0 || b >= kv.B) throw new RangeError(`row ${b} outside the batch [0, ${kv.B})`);
+      if (seen[b]) throw new RangeError(`sequence ${b} appears twice in one step`);
+      seen[b] = 1;
+      pos[r] = kv.lengths[b]!;
+      if (pos[r]! >= cap) throw new RangeError(`sequence ${b} is full (capacity ${cap})`);
+      const tok = tokens[r]!;
+      if (tok < 0 || tok >= V)
+        throw new RangeError(`token ${tok} outside the vocabulary [0, ${V})`);
+    }
+    const h = this.heap;
+    const savedWs = this.ws;
+    this.ws = kv.ws; // the forward's workspace is sized for its own shapes
+    try {
+      // x⁰ = wte[tok] + wpe[pos]
+      const x = kv.x.off;
+      for (let r = 0; r < R; r++) {
+        const tok = tokens[r]!;
+        h.copyWithin(x + r * D, this.wte.off + tok * D, this.wte.off + (tok + 1) * D);
+        if (this.wpe) {
+          const p = this.wpe.off + pos[r]! * D;
+          for (let j = 0; j < D; j++) h[x + r * D + j] = h[x + r * D + j]! + h[p + j]!;
+        }
+      }
+      const scale = 1 / Math.sqrt(hd);
+      const sc = kv.scores.off;
+      for (let l = 0; l < this.layers.length; l++) {
+        const P = this.layers[l]!;
+        this.layerNorm(x, P.ln1g, P.ln1b, kv.ln.off, kv.mean, kv.rstd, R);
+        this.linear(kv.ln.off, P.wqkv, P.bqkv, kv.qkv.off, R, D, 3 * D);
+        for (let r = 0; r < R; r++) {
+          const b = seqOf(r);
+          const t = pos[r]!;
+          const row = kv.qkv.off + r * 3 * D;
+          if (this.config.positional === "rope") {
+            // as rope(…, 1) does for a row at position t
+            for (let head = 0; head < 2 * H; head++) {
+              const o = row + head * hd;
+              for (let i = 0; i < half; i++) {
+                const c = kv.ropeCos[t * half + i]!;
+                const s = 1 * kv.ropeSin[t * half + i]!;
+                const x1 = h[o + i]!;
+                const x2 = h[o + i + half]!;
+                h[o + i] = x1 * c - x2 * s;
+                h[o + i + half] = x2 * c + x1 * s;
+              }
+            }
+          }
+          const kb = kv.k[l]!.off + b * cap * D;
+          const vb = kv.v[l]!.off + b * cap * D;
+          h.copyWithin(kb + t * D, row + D, row + 2 * D);
+          h.copyWithin(vb + t * D, row + 2 * D, row + 3 * D);
+          const n = t + 1;
+          for (let head = 0; head < H; head++) {
+            // s = q·Kᵀ over the n visible keys, softmax, a = P·V (as the forward's row t)
+            this.mm(1, n, hd, row + head * hd, 3 * D, 1, kb + head * hd, 1, D, sc, n, false);
+            softmaxScaledPrefix(h, sc, n, scale);
+            this.mm(
+              1,
+              hd,
+              n,
+              sc,
+              n,
+              1,
+              vb + head * hd,
+              D,
+              1,
+              kv.att.off + r * D + head * hd,
+              D,
+              false,
+            );
+          }
+        }
+        this.linear(kv.att.off, P.wo, P.bo, kv.xMid.off, R, D, D);
+        for (let i = 0; i < R * D; i++) h[kv.xMid.off + i] = h[kv.xMid.off + i]! + h[x + i]!;
+        this.layerNorm(kv.xMid.off, P.ln2g, P.ln2b, kv.ln.off, kv.mean, kv.rstd, R);
+        this.linear(kv.ln.off, P.w1, P.b1, kv.u.off, R, D, F);
+        geluForward(h, kv.u.off, kv.g.off, R * F);
+        this.linear(kv.g.off, P.w2, P.b2, x, R, F, D);
+        for (let i = 0; i < R * D; i++) h[x + i] = h[x + i]! + h[kv.xMid.off + i]!;
+      }
+      this.layerNorm(x, this.lnfg, this.lnfb, kv.ln.off, kv.mean, kv.rstd, R);
+      this.mm(R, V, D, kv.ln.off, D, 1, this.wte.off, 1, D, kv.logits.off, V, false);
+    } finally {
+      this.ws = savedWs;
+    }
+    for (let r = 0; r < R; r++) kv.lengths[seqOf(r)] = pos[r]! + 1;
+    return h.subarray(kv.logits.off, kv.logits.off + R * V);
   }
 
   // ── backward ──────────────────────────────────────────────────────────────────────────────
