@@ -86,6 +86,10 @@ export class Store {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmts;
+  private readonly tx: Record<
+    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo",
+    Database.Statement
+  >;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
 
@@ -104,6 +108,15 @@ export class Store {
           "Check the path is writable, or use --store memory.",
       );
     }
+    // Prepared once: building a transaction wrapper per flush costs more than the writes.
+    this.tx = {
+      begin: this.db.prepare("BEGIN"),
+      commit: this.db.prepare("COMMIT"),
+      rollback: this.db.prepare("ROLLBACK"),
+      savepoint: this.db.prepare("SAVEPOINT w"),
+      release: this.db.prepare("RELEASE w"),
+      rollbackTo: this.db.prepare("ROLLBACK TO w"),
+    };
     this.stmts = {
       insertSession: this.db.prepare(
         "INSERT INTO sessions (id, token, metadata, sampling_params, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -148,19 +161,25 @@ export class Store {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    const tx = this.tx;
     const results: { ok: boolean; value: unknown }[] = [];
     try {
-      this.db.transaction(() => {
-        for (const w of batch) {
-          try {
-            // A nested better-sqlite3 transaction is a savepoint: a failing write rolls back alone.
-            results.push({ ok: true, value: this.db.transaction(w.run)() });
-          } catch (err) {
-            results.push({ ok: false, value: err });
-          }
+      tx.begin.run();
+      for (const w of batch) {
+        // A savepoint per write, so that a failing write rolls back alone.
+        tx.savepoint.run();
+        try {
+          results.push({ ok: true, value: w.run() });
+          tx.release.run();
+        } catch (err) {
+          tx.rollbackTo.run();
+          tx.release.run();
+          results.push({ ok: false, value: err });
         }
-      })();
+      }
+      tx.commit.run();
     } catch (err) {
+      if (this.db.inTransaction) tx.rollback.run();
       for (const w of batch) w.reject(err);
       return;
     }
