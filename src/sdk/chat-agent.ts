@@ -37,20 +37,20 @@ export function chatAgent(options: ChatAgentOptions): Rollout {
       const messages: ChatMessage[] = [];
       if (options.systemPrompt) messages.push({ role: "system", content: options.systemPrompt });
       messages.push({ role: "user", content: options.userPrompt(task) });
-      const res = await fetch(`${config.baseURL}/chat/completions`, {
+      const res = await request(`${config.baseURL}/chat/completions`, {
         method: "POST",
+        dispatcher: dispatcher(),
         headers: { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` },
         body: JSON.stringify({ model: config.model, messages }),
         signal: config.signal,
       });
-      if (!res.ok) {
-        const text = await res.text().catch(() => "");
+      const text = await res.body.text();
+      if (res.statusCode >= 400) {
         throw new AgentHttpError(
-          res.status,
-          `chat call failed with ${res.status}: ${text.slice(0, 300)}`,
+          res.statusCode,
+          `chat call failed with ${res.statusCode}: ${text.slice(0, 300)}`,
         );
       }
-      await res.arrayBuffer();
     },
     { name: options.name ?? "chat" },
   );
