@@ -16,6 +16,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Agent, request } from "undici";
 import { InProcessGateway, runRollouts } from "../src/engine/index.js";
 import { chatAgent } from "../src/sdk/index.js";
 import type { Task } from "../src/types/index.js";
@@ -66,6 +67,9 @@ const agent = chatAgent({
   userPrompt: (t) => String(t.data.question),
 });
 
+/** The same HTTP client the default agent uses (undici), with its own keep-alive pool. */
+const dispatcher = new Agent({ connections: 1024, keepAliveTimeout: 30_000 });
+
 /** The reference: the same chat call made directly to the upstream, same client, same concurrency. */
 async function directCalls(url: string, n: number, concurrency: number): Promise<number> {
   let next = 0;
@@ -73,8 +77,9 @@ async function directCalls(url: string, n: number, concurrency: number): Promise
   const worker = async () => {
     while (next < n) {
       const i = next++;
-      const res = await fetch(`${url}/v1/chat/completions`, {
+      const res = await request(`${url}/v1/chat/completions`, {
         method: "POST",
+        dispatcher,
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
           model: "m",
@@ -84,7 +89,7 @@ async function directCalls(url: string, n: number, concurrency: number): Promise
           ],
         }),
       });
-      await res.arrayBuffer();
+      await res.body.text();
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
