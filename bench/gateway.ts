@@ -4,13 +4,15 @@
  *
  *   node --import tsx bench/gateway.ts [--duration 5] [--warmup 1] [--concurrency 1,64,256]
  *     [--targets direct,gateway] [--no-pin] [--profile] [--direct-tokens] [--durability full]
- *     [--seed 1] [--out bench/results/gateway.json] [--strict]
+ *     [--seed 1] [--out bench/results/gateway.json] [--strict]   (--help lists every flag)
  *
  * The servers (fake upstream and gateway) run as child processes pinned with `taskset -c 1`; the
- * load generator re-executes itself under `taskset -c 0`. Prints a markdown table (req/s, p50, p99,
- * added latency, throughput ratio, errors), the CPU each server used per request, whether every
- * gateway call left a trace in SQLite, and PASS/FAIL for each target; writes the same as JSON.
- * Environment: BENCH_DURATION, BENCH_WARMUP, BENCH_CONCURRENCY override the defaults.
+ * load generator re-executes itself under `taskset -c 0`. Each cell: priming (one request per
+ * connection), warm-up, measured window (see bench/lib/load.ts). Prints a markdown table (req/s,
+ * p50, p99, added latency, throughput ratio, errors), the CPU each server used per request, whether
+ * every gateway call left a trace in SQLite, and PASS/FAIL for each target; writes the same as
+ * JSON. Environment: BENCH_DURATION, BENCH_WARMUP, BENCH_CONCURRENCY override the defaults.
+ * bench/README.md explains the method and the diagnosis options.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -39,7 +41,7 @@ import {
   systemCpuMs,
   tcpCounters,
 } from "./lib/procs.js";
-import { fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
+import { calibrate, fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PINNED_ENV = "BENCH_LOADGEN_PINNED";
@@ -166,6 +168,8 @@ interface ServerCpu {
 }
 
 type Measured = CellResult & {
+  /** bench/lib/stats.ts calibrate() on the load generator's core just before the cell (µs). */
+  speedUs: number;
   /**
    * Machine-wide TCP listen-queue overflows and SYN retransmissions during the warm-up (when the
    * cell's connections are opened) and during the window: each one stalls a connect by ≥ 1 s.
@@ -202,6 +206,7 @@ interface Target {
 }
 
 async function main(): Promise<void> {
+  calibrate(); // the probe's own warm-up, so the first cell's figure is comparable
   const serverCpus = pinnable ? flags["server-cpus"] : undefined;
   if (pinWanted && !pinnable) console.warn("taskset is not usable here: running unpinned");
   const work = mkdtempSync(join(tmpdir(), "rllm-bench-gateway-"));
@@ -212,7 +217,18 @@ async function main(): Promise<void> {
   const stopAll = async () => {
     await Promise.all(servers.map((s) => s.stop()));
   };
-  process.once("SIGINT", () => void stopAll().then(() => process.exit(130)));
+  // Interrupted: stop the servers (they would outlive this process otherwise), then exit.
+  for (const [sig, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    process.once(sig, () => {
+      void stopAll().then(() => {
+        if (!flags.keep) rmSync(work, { recursive: true, force: true });
+        process.exit(code);
+      });
+    });
+  }
 
   let profile: ProfileSummary | undefined;
   try {
@@ -450,6 +466,7 @@ async function measure(
   };
   const zero: Reading = { t: 0, us: 0, up: 0, gw: 0, gwSys: 0, me: 0, sys: 0, steal: 0 };
   const at: Record<"start" | "end", Reading> = { start: zero, end: zero };
+  const speedUs = calibrate();
   const tcp0 = tcpCounters();
   let tcp1 = tcp0;
   const result = await runCell({
@@ -488,6 +505,7 @@ async function measure(
         Math.max(0, at.end.sys - at.start.sys - up - gw - (at.end.me - at.start.me)) / wall,
       stealCores: (at.end.steal - at.start.steal) / wall,
     },
+    speedUs,
     tcp: ((tcp2) => ({
       warmupListenOverflows: tcp1.listenOverflows - tcp0.listenOverflows,
       warmupSynRetrans: tcp1.synRetrans - tcp0.synRetrans,
@@ -554,7 +572,7 @@ function progress(label: string, r: Measured): void {
   console.log(
     `  c=${String(r.concurrency).padStart(3)} ${label}: ${fmtInt(r.rps)} req/s, p50 ${fmtMs(r.p50)}, ` +
       `p99 ${fmtMs(r.p99)}, cpu upstream ${pct(r.cpu.upstreamCores)} gateway ${pct(r.cpu.gatewayCores)} ` +
-      `loadgen ${pct(r.loadgenCpu)}, other processes ${pct(r.cpu.otherCores)}${errs}`,
+      `loadgen ${pct(r.loadgenCpu)}, other processes ${pct(r.cpu.otherCores)}, speed probe ${r.speedUs.toFixed(1)} µs${errs}`,
   );
   if (r.cpu.otherCores > NOISY) {
     console.log(
@@ -568,8 +586,15 @@ function progress(label: string, r: Measured): void {
   ) {
     console.log(
       `      TCP (machine-wide): ${t.warmupListenOverflows} listen overflows / ${t.warmupSynRetrans} SYN retransmits ` +
-        `while connecting (warm-up), ${t.windowListenOverflows} / ${t.windowSynRetrans} in the window; ` +
-        `p99 of requests sent inside the window ${fmtMs(r.steadyP99)} (max ${fmtMs(r.steadyMax)})`,
+        `while connecting and warming up, ${t.windowListenOverflows} / ${t.windowSynRetrans} in the window`,
+    );
+  }
+  if (r.prime.max > 1000) {
+    const first = r.slowest.filter((x) => x.iter === 0).slice(0, 3);
+    console.log(
+      `      connection set-up: ${r.concurrency} first requests took ${fmtMs(r.prime.ms)} to all complete ` +
+        `(p50 ${fmtMs(r.prime.p50)}, max ${fmtMs(r.prime.max)}: ${first.map((x) => `VU ${x.vu}`).join(", ")}...); ` +
+        "not in the latencies above",
     );
   }
   for (const e of r.errorSamples) console.log(`      ${e}`);

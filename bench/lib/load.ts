@@ -1,8 +1,10 @@
 /**
  * A closed-loop HTTP load generator on undici: `concurrency` virtual users, each with its own
- * keep-alive connection, sending requests from a fixed list back to back for a warm-up and then a
- * measured window. Latency is taken per request with process.hrtime, from just before the request
- * is sent to the last byte of the body (the whole SSE stream for streaming calls).
+ * keep-alive connection, sending requests from a fixed list back to back. Phases: priming (every
+ * user opens its connection and completes one request; all wait for the last), warm-up, measured
+ * window. Latency is taken per request with process.hrtime, from just before the request is sent
+ * to the last byte of the body (the whole SSE stream for streaming calls). Requests/s counts the
+ * completions inside the window; latencies are those of the requests sent and completed in it.
  */
 import { Pool } from "undici";
 import { mulberry32, percentile, sortedCopy } from "./stats.js";
@@ -116,6 +118,16 @@ export interface CellOptions {
   onWindow?: (edge: "start" | "end") => void;
 }
 
+export interface SlowRequest {
+  /** The virtual user, and which of its requests (0 = its first, on a new connection). */
+  vu: number;
+  iter: number;
+  /** When it was sent, in ms from the start of the cell (the warm-up comes first). */
+  startMs: number;
+  latencyMs: number;
+  kind: RequestKind;
+}
+
 export interface KindStats {
   count: number;
   p50: number;
@@ -124,7 +136,7 @@ export interface KindStats {
 
 export interface CellResult {
   concurrency: number;
-  /** Requests completed successfully inside the measured window. */
+  /** Requests completed successfully inside the measured window (what `rps` counts). */
   measured: number;
   windowMs: number;
   rps: number;
@@ -133,11 +145,12 @@ export interface CellResult {
   p99: number;
   max: number;
   /**
-   * p99 and max of the requests that started inside the window too: without the ones that were
-   * sent during the warm-up (when the cell's connections are opened) and completed in the window.
+   * Priming (before the warm-up): every virtual user's first request on its new connection; how
+   * long until all had completed, and their p50 and max latency.
    */
-  steadyP99: number;
-  steadyMax: number;
+  prime: { ms: number; p50: number; max: number };
+  /** The 10 slowest requests of the cell, warm-up included. */
+  slowest: SlowRequest[];
   mean: number;
   byKind: Partial<Record<RequestKind, KindStats>>;
   /** Every successful request of the cell, warm-up and tail included (each one left a trace). */
@@ -208,8 +221,6 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     }
   }
   const samples: number[] = [];
-  /** Latencies of the requests that also started inside the window (no connection set-up). */
-  const steady: number[] = [];
   const kindSamples = new Map<RequestKind, number[]>();
   const errors: Record<string, number> = {};
   const errorSamples: string[] = [];
@@ -219,13 +230,92 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (errorSamples.length < 5) errorSamples.push(`${kind}: ${msg.slice(0, 300)}`);
   };
 
-  // The window is opened and closed by timers; the same moments are used for the CPU readings,
-  // the samples (requests that complete while it is open) and the rate.
+  // The slowest requests of the cell (priming and warm-up included).
+  const slowest: SlowRequest[] = [];
+  const t0 = now();
+  const noteSlow = (
+    vu: number,
+    iter: number,
+    startMs: number,
+    latencyMs: number,
+    kind: RequestKind,
+  ) => {
+    if (slowest.length >= 10 && latencyMs <= slowest[slowest.length - 1]!.latencyMs) return;
+    slowest.push({ vu, iter, startMs, latencyMs, kind });
+    slowest.sort((a, b) => b.latencyMs - a.latencyMs);
+    if (slowest.length > 10) slowest.pop();
+  };
+
+  /** Sends one request; returns its latency in ms, or undefined when it failed (counted). */
+  const send = async (
+    pool: Pool,
+    user: VirtualUser,
+    headers: Record<string, string>,
+    req: MixRequest,
+  ): Promise<number | undefined> => {
+    const s = now();
+    let problem: string | undefined;
+    let detail = "";
+    try {
+      const res = await pool.request({
+        path: user.prefix + req.path,
+        method: "POST",
+        headers,
+        body: req.body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        problem = `http_${res.statusCode}`;
+        detail = text;
+      } else {
+        problem = checkBody(req, text);
+        if (problem) detail = text.slice(-300);
+      }
+    } catch (err) {
+      problem = errorKind(err);
+      detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    }
+    if (problem) {
+      fail(problem, detail);
+      return undefined;
+    }
+    ok++;
+    return now() - s;
+  };
+
+  // Priming: every virtual user opens its connection and completes one request, and all wait for
+  // the last one before the clock starts. Opening hundreds of connections at once to a busy
+  // single-threaded server serves the last ones late (seconds at 256); that is reported here, not
+  // mixed into the steady-state latencies.
+  const stride = Math.max(1, Math.floor(mix.length / concurrency));
+  const primeLatencies: number[] = [];
+  const users = o.users.map((user, i) => ({
+    user,
+    pool: pools.get(user.origin)!,
+    headers: { "content-type": "application/json", ...user.headers },
+    k: (i * stride + i) % mix.length,
+    iter: 0,
+  }));
+  await Promise.all(
+    users.map(async (u, i) => {
+      const req = mix[u.k]!;
+      u.k = (u.k + 1) % mix.length;
+      const s = now();
+      const ms = await send(u.pool, u.user, u.headers, req);
+      noteSlow(i, u.iter++, s - t0, now() - s, req.kind);
+      if (ms !== undefined) primeLatencies.push(ms);
+    }),
+  );
+  const primeMs = now() - t0;
+
+  // Then the warm-up, then the measured window, opened and closed by timers; the same moments are
+  // used for the CPU readings, the samples and the rate.
   let phase: "warmup" | "measure" | "done" = "warmup";
   let cpuStart: NodeJS.CpuUsage | undefined;
   let cpuEnd: NodeJS.CpuUsage | undefined;
   let wallStart = 0;
   let wallEnd = 0;
+  let completedInWindow = 0;
   let closed!: () => void;
   const windowClosed = new Promise<void>((r) => {
     closed = r;
@@ -244,52 +334,24 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     }, o.durationMs);
   }, o.warmupMs);
 
-  const stride = Math.max(1, Math.floor(mix.length / concurrency));
   const vu = async (i: number) => {
-    const user = o.users[i]!;
-    const pool = pools.get(user.origin)!;
-    const headers = { "content-type": "application/json", ...user.headers };
-    let k = (i * stride + i) % mix.length;
+    const u = users[i]!;
     while (phase !== "done") {
-      const req = mix[k]!;
-      k = (k + 1) % mix.length;
+      const req = mix[u.k]!;
+      u.k = (u.k + 1) % mix.length;
+      const startedIn = phase;
       const s = now();
-      const startedInWindow = phase === "measure";
-      let problem: string | undefined;
-      let detail = "";
-      try {
-        const res = await pool.request({
-          path: user.prefix + req.path,
-          method: "POST",
-          headers,
-          body: req.body,
-        });
-        const text = await res.body.text();
-        if (res.statusCode < 200 || res.statusCode >= 300) {
-          problem = `http_${res.statusCode}`;
-          detail = text;
-        } else {
-          problem = checkBody(req, text);
-          if (problem) detail = text.slice(-300);
-        }
-      } catch (err) {
-        problem = errorKind(err);
-        detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      }
-      const e = now();
-      if (problem) {
-        fail(problem, detail);
-        continue;
-      }
-      ok++;
-      if (phase === "measure") {
-        const ms = e - s;
-        samples.push(ms);
-        if (startedInWindow) steady.push(ms);
-        const ks = kindSamples.get(req.kind);
-        if (ks) ks.push(ms);
-        else kindSamples.set(req.kind, [ms]);
-      }
+      const ms = await send(u.pool, u.user, u.headers, req);
+      noteSlow(i, u.iter++, s - t0, now() - s, req.kind);
+      if (ms === undefined || phase !== "measure") continue;
+      // Throughput counts every completion in the window; latencies only the requests that were
+      // also sent inside it.
+      completedInWindow++;
+      if (startedIn !== "measure") continue;
+      samples.push(ms);
+      const ks = kindSamples.get(req.kind);
+      if (ks) ks.push(ms);
+      else kindSamples.set(req.kind, [ms]);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, (_, i) => vu(i)));
@@ -297,7 +359,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   await Promise.all([...pools.values()].map((p) => p.close()));
 
   const sorted = sortedCopy(samples);
-  const steadySorted = sortedCopy(steady);
+  const primeSorted = sortedCopy(primeLatencies);
   const windowMs = wallEnd - wallStart;
   const byKind: Partial<Record<RequestKind, KindStats>> = {};
   for (const [kind, xs] of kindSamples) {
@@ -309,15 +371,19 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const cpuUs = cpuEnd ? cpuEnd.user + cpuEnd.system : Number.NaN;
   return {
     concurrency,
-    measured: sorted.length,
+    measured: completedInWindow,
     windowMs,
-    rps: (sorted.length * 1000) / windowMs,
+    rps: (completedInWindow * 1000) / windowMs,
     p50: percentile(sorted, 0.5),
     p90: percentile(sorted, 0.9),
     p99: percentile(sorted, 0.99),
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
-    steadyP99: percentile(steadySorted, 0.99),
-    steadyMax: steadySorted.length ? steadySorted[steadySorted.length - 1]! : Number.NaN,
+    slowest,
+    prime: {
+      ms: primeMs,
+      p50: percentile(primeSorted, 0.5),
+      max: primeSorted.length ? primeSorted[primeSorted.length - 1]! : Number.NaN,
+    },
     mean: sorted.length ? sum / sorted.length : Number.NaN,
     byKind,
     ok,

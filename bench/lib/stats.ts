@@ -52,3 +52,26 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+const CALIBRATION_FIXTURE = {
+  messages: Array.from({ length: 8 }, (_, i) => ({
+    role: i % 2 ? "assistant" : "user",
+    content: "x".repeat(200),
+  })),
+  ids: Array.from({ length: 200 }, (_, i) => i),
+};
+
+/**
+ * A machine-speed probe: µs for a fixed bit of JSON work (stringify + parse of a 2.5 KB object),
+ * best of several short rounds. On a shared VM the same code runs up to ~2× slower at times with
+ * no other process in sight; this number, taken next to a measurement, tells such periods apart.
+ */
+export function calibrate(rounds = 5, perRound = 200): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) JSON.parse(JSON.stringify(CALIBRATION_FIXTURE));
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1000 / perRound);
+  }
+  return best;
+}
