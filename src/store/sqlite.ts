@@ -9,7 +9,7 @@
  * per commit.
  *
  * Group commit: writes queued during one turn of the event loop are committed together in one
- * transaction (each in its own savepoint, so one failing write fails alone). Under load that turns
+ * transaction (if one fails, the batch is redone a write at a time, so it fails alone). Under load that turns
  * thousands of commits a second into a few hundred, with no write released before it is durable.
  */
 import { mkdirSync } from "node:fs";
@@ -86,10 +86,7 @@ export class Store {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmts;
-  private readonly tx: Record<
-    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo",
-    Database.Statement
-  >;
+  private readonly tx: Record<"begin" | "commit" | "rollback", Database.Statement>;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
 
@@ -113,9 +110,6 @@ export class Store {
       begin: this.db.prepare("BEGIN"),
       commit: this.db.prepare("COMMIT"),
       rollback: this.db.prepare("ROLLBACK"),
-      savepoint: this.db.prepare("SAVEPOINT w"),
-      release: this.db.prepare("RELEASE w"),
-      rollbackTo: this.db.prepare("ROLLBACK TO w"),
     };
     this.stmts = {
       insertSession: this.db.prepare(
@@ -161,33 +155,34 @@ export class Store {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const tx = this.tx;
-    const results: { ok: boolean; value: unknown }[] = [];
-    try {
-      tx.begin.run();
-      for (const w of batch) {
-        // A savepoint per write, so that a failing write rolls back alone.
-        tx.savepoint.run();
-        try {
-          results.push({ ok: true, value: w.run() });
-          tx.release.run();
-        } catch (err) {
-          tx.rollbackTo.run();
-          tx.release.run();
-          results.push({ ok: false, value: err });
-        }
-      }
-      tx.commit.run();
-    } catch (err) {
-      if (this.db.inTransaction) tx.rollback.run();
-      for (const w of batch) w.reject(err);
+    // The common case: the whole batch in one transaction, no savepoints (they cost as much as
+    // the inserts). A write can fail (a duplicate id); then the batch is redone one write per
+    // transaction, so that only the failing write fails.
+    const values = this.commitAll(batch);
+    if (values) {
+      batch.forEach((w, i) => w.resolve(values[i]));
       return;
     }
-    batch.forEach((w, i) => {
-      const r = results[i]!;
-      if (r.ok) w.resolve(r.value);
-      else w.reject(r.value);
-    });
+    for (const w of batch) {
+      const one = this.commitAll([w]);
+      if (one) w.resolve(one[0]);
+    }
+  }
+
+  /** Runs the writes in one transaction; their results, or undefined after rejecting on failure. */
+  private commitAll(batch: PendingWrite[]): unknown[] | undefined {
+    const tx = this.tx;
+    const values: unknown[] = [];
+    try {
+      tx.begin.run();
+      for (const w of batch) values.push(w.run());
+      tx.commit.run();
+      return values;
+    } catch (err) {
+      if (this.db.inTransaction) tx.rollback.run();
+      if (batch.length === 1) batch[0]!.reject(err);
+      return undefined;
+    }
   }
 
   // ---- sessions ----
