@@ -160,7 +160,7 @@ export class Store {
     // transaction, so that only the failing write fails.
     const values = this.commitAll(batch);
     if (values) {
-      batch.forEach((w, i) => w.resolve(values[i]));
+      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(values[i]);
       return;
     }
     for (const w of batch) {
