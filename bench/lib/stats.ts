@@ -41,17 +41,8 @@ export function markdownTable(head: string[], rows: string[][]): string {
   return [line(head), sep, ...rows.map(line)].join("\n");
 }
 
-/** A small deterministic PRNG (mulberry32): the same seed gives the same request mix. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The request mix's PRNG: the same seed gives the same mix. */
+export { mulberry32 } from "../../src/random.js";
 
 const CALIBRATION_FIXTURE = {
   messages: Array.from({ length: 8 }, (_, i) => ({

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mulberry32 as rng } from "../random.js";
 import {
   type AdvantageEstimator,
   discountedReturns,
@@ -32,18 +33,6 @@ function close(actual: number[][], expected: number[][], tol = TOL): void {
       assert.ok(Math.abs(a - e) <= tol, `group ${g}, item ${i}: got ${a}, expected ${e}`);
     });
   });
-}
-
-/** A deterministic PRNG (mulberry32) so property tests are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ── GRPO: Âᵢ = (rᵢ − mean(r)) / (std(r) + ε) ────────────────────────────────────────────────

@@ -7,6 +7,8 @@
  * Everything here is integer maths on a 32-bit PRNG, so a seed gives the same tasks on every
  * machine and Node version (Math.random and floating-point shortcuts would not).
  */
+
+import { mulberry32 } from "../random.js";
 import type { Task } from "../types/index.js";
 
 export type CountdownOp = "+" | "-" | "*" | "/";
@@ -61,20 +63,8 @@ export interface CountdownData {
   [key: string]: unknown;
 }
 
-/**
- * mulberry32: a tiny 32-bit PRNG with good enough statistics for sampling puzzles. Returns floats in
- * [0, 1); the arithmetic is exact (Math.imul, unsigned shifts), hence the same on every machine.
- */
-export function createRng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The generator's PRNG (mulberry32; see src/random.ts). */
+export const createRng = mulberry32;
 
 function randInt(rng: () => number, lo: number, hi: number): number {
   return lo + Math.floor(rng() * (hi - lo + 1));

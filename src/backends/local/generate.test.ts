@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { mulberry32 } from "../../random.js";
 import { type GeneratedSequence, generate } from "./generate.js";
-import { Gpt, type GptConfig, mulberry32 } from "./model.js";
+import { Gpt, type GptConfig } from "./model.js";
 
 const SMALL: GptConfig = {
   vocabSize: 264,

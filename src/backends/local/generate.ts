@@ -18,7 +18,8 @@
  * Stops: `tokenIds` keeps every sampled token, including the stop token or the tokens of a stop
  * sequence (the trainer must see exactly what was sampled); trimming text is the server's job.
  */
-import { type Gpt, mulberry32 } from "./model.js";
+import { mulberry32 } from "../../random.js";
+import type { Gpt } from "./model.js";
 import { byteTokenizer } from "./tokenizer.js";
 
 export interface GenerateOptions {

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type LossSpecInput, LossSpecSchema, referenceLoss } from "../../algorithms/loss.js";
-import {
-  Gpt,
-  type GptConfig,
-  gelu,
-  geluGrad,
-  type LossDatum,
-  lossAndGrad,
-  mulberry32,
-} from "./model.js";
+import { mulberry32 } from "../../random.js";
+import { Gpt, type GptConfig, gelu, geluGrad, type LossDatum, lossAndGrad } from "./model.js";
 import { AdamW, decayMask } from "./optim.js";
 
 const TINY: GptConfig = {

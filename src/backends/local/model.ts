@@ -23,6 +23,7 @@
  *   GELU(x) = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
  */
 import { type LossSpecInput, LossSpecSchema, tokenLoss } from "../../algorithms/loss.js";
+import { mulberry32 } from "../../random.js";
 import { gemmJs } from "./kernels/gemm-js.js";
 import { type GemmExports, gemmWorkspaceBytes, instantiateGemm } from "./kernels/gemm-wasm.js";
 
@@ -221,18 +222,6 @@ function ropeTable(
       sin[t * half + i] = Math.sin(a);
     }
   return { cos, sin };
-}
-
-/** mulberry32: a small deterministic PRNG (uniform in [0, 1)). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Standard normal samples by Box–Muller over a uniform source. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mulberry32 as rng } from "../../random.js";
 import {
   byteTokenizer,
   ENDOFTEXT_ID,
@@ -14,18 +15,6 @@ import {
 } from "./tokenizer.js";
 
 const tok = byteTokenizer;
-
-/** A small seeded PRNG (mulberry32) so a failing property case can be reproduced. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const POOLS = [
   "abc xyz\n\t",
