@@ -243,6 +243,28 @@ export function tokenLoss(spec: LossSpec, t: TokenLossInput): TokenLoss {
 }
 
 /** One row's per-token inputs, aligned with its tokens (as in a Datum). */
+/**
+ * The weight sᵢ of row i's masked-in tokens in the aggregated loss (and its gradient), given the
+ * row's masked-in token count and the batch's totals (tokens, rows with at least one token):
+ *   token-mean: sᵢ = 1/Σm,  seq-mean-token-sum: sᵢ = 1/N,  seq-mean-token-mean: sᵢ = 1/(N·Σ_t mᵢ).
+ * A row with no masked-in token, or a batch with none, weighs 0.
+ */
+export function aggregationScale(
+  aggregation: Aggregation,
+  rowTokens: number,
+  totals: { tokens: number; rows: number },
+): number {
+  if (totals.tokens === 0 || rowTokens === 0) return 0;
+  switch (aggregation) {
+    case "token-mean":
+      return 1 / totals.tokens;
+    case "seq-mean-token-sum":
+      return 1 / totals.rows;
+    case "seq-mean-token-mean":
+      return 1 / (totals.rows * rowTokens);
+  }
+}
+
 export interface LossRow {
   logprobs: readonly number[];
   samplingLogprobs: readonly number[];
@@ -342,17 +364,8 @@ export function referenceLoss(
   }
 
   // L = Σ_rows Σ_t scale_i · m·ℓ, with scale_i from the aggregation; ∂L/∂logπ scales the same way.
-  const scaleOf = (i: number): number => {
-    if (maskSum === 0) return 0;
-    switch (spec.aggregation) {
-      case "token-mean":
-        return 1 / maskSum;
-      case "seq-mean-token-sum":
-        return 1 / rowsWithTokens;
-      case "seq-mean-token-mean":
-        return rowMaskSums[i]! > 0 ? 1 / (rowsWithTokens * rowMaskSums[i]!) : 0;
-    }
-  };
+  const scaleOf = (i: number): number =>
+    aggregationScale(spec.aggregation, rowMaskSums[i]!, { tokens: maskSum, rows: rowsWithTokens });
   let loss = 0;
   const grad = tokenGrad.map((g, i) => {
     const s = scaleOf(i);

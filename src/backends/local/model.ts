@@ -22,7 +22,12 @@
  * GELU is the tanh approximation everywhere (sampler and trainer use {@link gelu} from here):
  *   GELU(x) = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
  */
-import { type LossSpecInput, LossSpecSchema, tokenLoss } from "../../algorithms/loss.js";
+import {
+  aggregationScale,
+  type LossSpecInput,
+  LossSpecSchema,
+  tokenLoss,
+} from "../../algorithms/loss.js";
 import { mulberry32 } from "../../random.js";
 import { gemmJs } from "./kernels/gemm-js.js";
 import { type GemmExports, gemmWorkspaceBytes, instantiateGemm } from "./kernels/gemm-wasm.js";
@@ -1246,17 +1251,8 @@ export function lossAndGrad(
   const rowsWithTokens = rowMask.filter((m) => m > 0).length;
   const nTokens = denominators?.tokens ?? maskSum;
   const nRows = denominators?.rows ?? rowsWithTokens;
-  const scaleOf = (i: number): number => {
-    if (nTokens === 0 || rowMask[i] === 0) return 0;
-    switch (spec.aggregation) {
-      case "token-mean":
-        return 1 / nTokens;
-      case "seq-mean-token-sum":
-        return 1 / nRows;
-      case "seq-mean-token-mean":
-        return 1 / (nRows * rowMask[i]!);
-    }
-  };
+  const scaleOf = (i: number): number =>
+    aggregationScale(spec.aggregation, rowMask[i]!, { tokens: nTokens, rows: nRows });
 
   const dLogprob = new Float64Array(B * T);
   const dEntropy = spec.entropyCoef > 0 ? new Float64Array(B * T) : undefined;
