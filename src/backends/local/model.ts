@@ -237,6 +237,40 @@ function gaussian(rand: () => number): () => number {
   };
 }
 
+/** The parameter tensors of a GPT with `config`: names, kinds, shapes and flat offsets, in order. */
+export function gptParamLayout(config: GptConfig): ParamInfo[] {
+  const { dModel: D, vocabSize: V, maxSeqLen, nLayers: L } = config;
+  const F = D * config.mlpRatio;
+  // offsets relative to the flat buffer
+  let n = 0;
+  const layout: ParamInfo[] = [];
+  const add = (name: string, kind: ParamKind, shape: number[]): number => {
+    const size = shape.reduce((a, b) => a * b, 1);
+    layout.push({ name, kind, shape, offset: n, size });
+    n += size;
+    return n - size;
+  };
+  add("wte", "embedding", [V, D]);
+  if (config.positional === "learned") add("wpe", "embedding", [maxSeqLen, D]);
+  for (let l = 0; l < L; l++) {
+    add(`h${l}.ln1.g`, "ln_gain", [D]);
+    add(`h${l}.ln1.b`, "ln_bias", [D]);
+    add(`h${l}.attn.wqkv`, "linear", [D, 3 * D]);
+    add(`h${l}.attn.bqkv`, "bias", [3 * D]);
+    add(`h${l}.attn.wo`, "linear", [D, D]);
+    add(`h${l}.attn.bo`, "bias", [D]);
+    add(`h${l}.ln2.g`, "ln_gain", [D]);
+    add(`h${l}.ln2.b`, "ln_bias", [D]);
+    add(`h${l}.mlp.w1`, "linear", [D, F]);
+    add(`h${l}.mlp.b1`, "bias", [F]);
+    add(`h${l}.mlp.w2`, "linear", [F, D]);
+    add(`h${l}.mlp.b2`, "bias", [D]);
+  }
+  add("lnf.g", "ln_gain", [D]);
+  add("lnf.b", "ln_bias", [D]);
+  return layout;
+}
+
 const PAGE = 65536;
 
 export class Gpt {
@@ -288,40 +322,14 @@ export class Gpt {
   private cacheValid = false;
 
   constructor(config: GptConfig, options: GptOptions = {}) {
-    const { dModel: D, nHeads: H, vocabSize: V, maxSeqLen, nLayers: L } = config;
+    const { dModel: D, nHeads: H, nLayers: L } = config;
     if (D % H !== 0) throw new Error(`dModel ${D} must be a multiple of nHeads ${H}`);
     if (config.positional === "rope" && (D / H) % 2 !== 0)
       throw new Error(`rope needs an even head size; dModel/nHeads = ${D / H}`);
     this.config = { ...config };
-    const F = D * config.mlpRatio;
 
-    // the parameter layout (offsets relative to the flat buffer)
-    let n = 0;
-    const layout: ParamInfo[] = [];
-    const add = (name: string, kind: ParamKind, shape: number[]): number => {
-      const size = shape.reduce((a, b) => a * b, 1);
-      layout.push({ name, kind, shape, offset: n, size });
-      n += size;
-      return n - size;
-    };
-    add("wte", "embedding", [V, D]);
-    if (config.positional === "learned") add("wpe", "embedding", [maxSeqLen, D]);
-    for (let l = 0; l < L; l++) {
-      add(`h${l}.ln1.g`, "ln_gain", [D]);
-      add(`h${l}.ln1.b`, "ln_bias", [D]);
-      add(`h${l}.attn.wqkv`, "linear", [D, 3 * D]);
-      add(`h${l}.attn.bqkv`, "bias", [3 * D]);
-      add(`h${l}.attn.wo`, "linear", [D, D]);
-      add(`h${l}.attn.bo`, "bias", [D]);
-      add(`h${l}.ln2.g`, "ln_gain", [D]);
-      add(`h${l}.ln2.b`, "ln_bias", [D]);
-      add(`h${l}.mlp.w1`, "linear", [D, F]);
-      add(`h${l}.mlp.b1`, "bias", [F]);
-      add(`h${l}.mlp.w2`, "linear", [F, D]);
-      add(`h${l}.mlp.b2`, "bias", [D]);
-    }
-    add("lnf.g", "ln_gain", [D]);
-    add("lnf.b", "ln_bias", [D]);
+    const layout = gptParamLayout(config);
+    const n = layout.reduce((a, p) => a + p.size, 0);
     this.params = layout;
     this.numParams = n;
 
