@@ -36,6 +36,18 @@ export interface ForwardBackwardResult {
   metrics: Record<string, number>;
 }
 
+export interface ForwardBackwardOptions {
+  /** The whole batch's token and row counts, when a batch is split over several calls. */
+  denominators?: { tokens: number; rows: number };
+  /**
+   * log π_old for the policy ratio and the TIS weight: "sampling" (default) uses each datum's
+   * samplingLogprobs (Tinker's convention), "current" the backend's own logprobs under the current
+   * weights (detached; what verl recomputes as old_log_prob), or given per datum and token
+   * (from computeLogprobs before the first of several optimizer steps on one batch).
+   */
+  proximal?: "sampling" | "current" | number[][];
+}
+
 export interface OptimParams {
   /** Learning rate for this step (the trainer owns the schedule). */
   lr: number;
@@ -65,7 +77,7 @@ export interface TrainingBackend {
   forwardBackward(
     datums: Datum[],
     loss: LossSpec,
-    options?: { denominators?: { tokens: number; rows: number } },
+    options?: ForwardBackwardOptions,
   ): Promise<ForwardBackwardResult>;
   optimStep(optim: OptimParams): Promise<OptimStepResult>;
   /** log π_θ for every token of each datum (the first token of a row gets 0: nothing predicts it). */

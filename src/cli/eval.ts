@@ -1,4 +1,5 @@
 /** `rllm eval <benchmark>`: run an agent over a benchmark through the gateway and grade it. */
+
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
@@ -29,6 +30,7 @@ import {
 } from "../engine/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { type Episode, SamplingParamsSchema } from "../types/index.js";
+import { int, num } from "./flags.js";
 
 interface EvalFlags {
   baseUrl?: string;
@@ -317,21 +319,4 @@ export async function runEvalCommand(
     process.off("SIGINT", onSigint);
     await gateway.close();
   }
-}
-
-function int(name: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new ConfigError(`${name} ${v}: must be a non-negative integer`);
-    return n;
-  };
-}
-
-function num(name: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isFinite(n)) throw new ConfigError(`${name} ${v}: must be a number`);
-    return n;
-  };
 }

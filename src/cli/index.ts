@@ -6,6 +6,9 @@ import { VERSION } from "../version.js";
 import { evalCommand } from "./eval.js";
 import { gatewayCommand } from "./gateway.js";
 import { modelCommand } from "./model.js";
+import { registerServeCommand } from "./serve.js";
+import { sftCommand } from "./sft.js";
+import { trainCommand } from "./train.js";
 
 const program = new Command()
   .name("rllm")
@@ -15,7 +18,11 @@ const program = new Command()
 
 program.addCommand(gatewayCommand());
 program.addCommand(evalCommand());
-program.addCommand(modelCommand());
+const model = modelCommand();
+registerServeCommand(model);
+program.addCommand(model);
+program.addCommand(sftCommand());
+program.addCommand(trainCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {

@@ -11,7 +11,9 @@ import {
 } from "../config/index.js";
 
 export function modelCommand(): Command {
-  const model = new Command("model").description("Store or show the default model provider.");
+  const model = new Command("model").description(
+    "Store or show the default model provider, or serve the local model.",
+  );
   model
     .command("setup")
     .description(

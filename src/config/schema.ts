@@ -3,9 +3,12 @@
  * an error naming it (see load.ts for the "did you mean" suggestion). Each capability adds its own
  * section here; defaults live in the schema so `--help`, files and code agree.
  */
+
 import { z } from "zod";
 import { AlgorithmConfigSchema } from "../algorithms/pipeline.js";
 import { SamplingParamsSchema } from "../types/index.js";
+import { BackendConfigSchema, OptimConfigSchema, SftConfigSchema } from "./backend.js";
+import { TrainerConfigSchema } from "./trainer.js";
 
 export const UpstreamKindSchema = z.enum(["vllm", "sglang", "openai"]);
 export type UpstreamKind = z.infer<typeof UpstreamKindSchema>;
@@ -124,6 +127,10 @@ export const RllmConfigSchema = z.strictObject({
   engine: EngineConfigSchema.default(EngineConfigSchema.parse({})),
   eval: EvalConfigSchema.default(EvalConfigSchema.parse({})),
   algorithm: AlgorithmConfigSchema.default(AlgorithmConfigSchema.parse({})),
+  backend: BackendConfigSchema.default(BackendConfigSchema.parse({})),
+  optim: OptimConfigSchema.default(OptimConfigSchema.parse({})),
+  sft: SftConfigSchema.default(SftConfigSchema.parse({})),
+  trainer: TrainerConfigSchema.default(TrainerConfigSchema.parse({})),
 });
 export type RllmConfig = z.infer<typeof RllmConfigSchema>;
 export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

@@ -2,7 +2,8 @@
  * The local model's weights as named tensors and back, its config schema, and reading a local
  * checkpoint: what the backend, the sampler server and `rllm model serve` share.
  */
-import { z } from "zod";
+
+import { GptConfigSchema } from "../../config/backend.js";
 import {
   CheckpointError,
   type Float32Tensor,
@@ -10,34 +11,7 @@ import {
   loadCheckpoint,
 } from "../checkpoint/checkpoint.js";
 import { type GptConfig, gptParamLayout, type ParamInfo } from "./model.js";
-import { byteTokenizer, VOCAB_SIZE } from "./tokenizer.js";
-
-/** A GPT config as written in a checkpoint or a config file (strict: unknown keys are errors). */
-export const GptConfigSchema = z
-  .strictObject({
-    vocabSize: z.literal(VOCAB_SIZE).default(VOCAB_SIZE),
-    dModel: z.number().int().min(8).max(4096).default(128),
-    nLayers: z.number().int().min(1).max(64).default(2),
-    nHeads: z.number().int().min(1).max(64).default(4),
-    maxSeqLen: z.number().int().min(8).max(8192).default(256),
-    mlpRatio: z.number().int().min(1).max(8).default(4),
-    positional: z.enum(["learned", "rope"]).default("rope"),
-    tiedHead: z.literal(true).default(true),
-  })
-  .superRefine((c, ctx) => {
-    if (c.dModel % c.nHeads !== 0)
-      ctx.addIssue({
-        code: "custom",
-        path: ["dModel"],
-        message: `dModel ${c.dModel} must be a multiple of nHeads ${c.nHeads}`,
-      });
-    else if (c.positional === "rope" && (c.dModel / c.nHeads) % 2 !== 0)
-      ctx.addIssue({
-        code: "custom",
-        path: ["nHeads"],
-        message: `rope needs an even head size; dModel/nHeads = ${c.dModel / c.nHeads}`,
-      });
-  });
+import { byteTokenizer } from "./tokenizer.js";
 
 /** Named tensors viewing `flat` (no copy), one per parameter of `layout`. */
 export function tensorsFromFlat(

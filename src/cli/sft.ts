@@ -1,0 +1,138 @@
+/** `rllm sft`: supervised fine-tuning on a JSONL file of {messages} rows. */
+import { join } from "node:path";
+import { Command } from "commander";
+import { LocalBackend } from "../backends/local/backend.js";
+import { renderSft } from "../backends/local/chat-format.js";
+import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
+import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
+import { int, num } from "./flags.js";
+
+interface SftFlags {
+  backend?: string;
+  trainFile?: string;
+  valFile?: string;
+  checkpoint?: string;
+  output?: string;
+  epochs?: number;
+  batchSize?: number;
+  maxSteps?: number;
+  lr?: number;
+  warmupSteps?: number;
+  schedule?: string;
+  saveFreq?: number;
+  valFreq?: number;
+  seed?: number;
+  overlong?: string;
+  config?: string;
+}
+
+export function sftFlagsToConfig(f: SftFlags): ConfigLayer {
+  return {
+    backend: {
+      name: f.backend,
+      ...(f.checkpoint ? { local: { checkpoint: f.checkpoint } } : {}),
+    },
+    optim: { lr: f.lr, warmupSteps: f.warmupSteps, schedule: f.schedule },
+    sft: {
+      trainFile: f.trainFile,
+      valFile: f.valFile,
+      epochs: f.epochs,
+      batchSize: f.batchSize,
+      maxSteps: f.maxSteps,
+      saveFreq: f.saveFreq,
+      valFreq: f.valFreq,
+      seed: f.seed,
+      overlong: f.overlong,
+      output: f.output,
+    },
+  } as ConfigLayer;
+}
+
+export function sftCommand(): Command {
+  return new Command("sft")
+    .description(
+      "Supervised fine-tuning: cross-entropy on the assistant tokens of {messages} rows (JSONL).",
+    )
+    .option("--backend <name>", "training backend (local)")
+    .option("--train-file <file>", "JSONL, one {messages: [...], tools?: [...]} per line")
+    .option("--val-file <file>", "JSONL rows for a validation loss")
+    .option("--checkpoint <dir>", "start from this checkpoint (default: a fresh model)")
+    .option(
+      "--output <dir>",
+      "metrics.jsonl, checkpoints/ and the final model/ (default runs/sft-<time>)",
+    )
+    .option("--epochs <n>", "passes over the data (default 1)", int("--epochs"))
+    .option("--batch-size <n>", "rows per optimizer step (default 16)", int("--batch-size"))
+    .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
+    .option("--lr <x>", "peak learning rate (default 1e-3)", num("--lr"))
+    .option("--warmup-steps <n>", "linear warmup steps", int("--warmup-steps"))
+    .option("--schedule <s>", "constant, linear or cosine")
+    .option("--save-freq <n>", "checkpoint every n steps", int("--save-freq"))
+    .option("--val-freq <n>", "validation loss every n steps (default 50)", int("--val-freq"))
+    .option("--seed <n>", "shuffle seed", int("--seed"))
+    .option("--overlong <mode>", "rows longer than the context: error (default) or truncate")
+    .option("--config <file>", "YAML or JSON config file")
+    .action(async (flags: SftFlags) => {
+      const config = loadConfig({ file: flags.config, flags: sftFlagsToConfig(flags) });
+      await runSftCommand(config);
+    });
+}
+
+function fmt(m: SftStepMetrics, total: number): string {
+  const val = m["val/loss"] !== undefined ? `  val ${m["val/loss"].toFixed(4)}` : "";
+  return `step ${m.step}/${total}  loss ${m.loss.toFixed(4)}${val}  lr ${m.lr.toExponential(2)}  ${Math.round(m.tokens_per_s)} tok/s`;
+}
+
+export async function runSftCommand(
+  config: RllmConfig,
+  io: { log: (line: string) => void; signal?: AbortSignal } = { log: (l) => console.error(l) },
+): Promise<{ model?: string; steps: number; firstLoss: number; lastLoss: number }> {
+  const sft = config.sft;
+  if (!sft.trainFile)
+    throw new ConfigError("rllm sft needs --train-file (JSONL rows of {messages})");
+  if (config.backend.name !== "local")
+    throw new ConfigError(`--backend ${config.backend.name}: rllm sft supports the local backend`);
+  const output =
+    sft.output ?? join("runs", `sft-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  const backend = await LocalBackend.create(config.backend.local);
+  const ac = new AbortController();
+  const onSigint = () => {
+    io.log("interrupted: finishing the step and saving the model");
+    ac.abort();
+  };
+  process.once("SIGINT", onSigint);
+  try {
+    const opts = {
+      render: ((messages, tools) => renderSft(messages, { tools })) satisfies SftRenderer,
+      maxSeqLen: backend.modelConfig.maxSeqLen,
+      overlong: sft.overlong,
+    };
+    const train = loadSftFile(sft.trainFile, opts);
+    const val = sft.valFile ? loadSftFile(sft.valFile, opts) : undefined;
+    io.log(
+      `sft: ${train.length} rows${val ? `, ${val.length} validation rows` : ""}; ${backend.layout.reduce((a, p) => a + p.size, 0).toLocaleString("en-US")} parameters; output ${output}`,
+    );
+    const r = await runSft({
+      backend,
+      train,
+      val,
+      epochs: sft.epochs,
+      batchSize: sft.batchSize,
+      maxSteps: sft.maxSteps,
+      optim: config.optim,
+      seed: sft.seed,
+      output,
+      saveFreq: sft.saveFreq,
+      valFreq: sft.valFreq,
+      signal: io.signal ?? ac.signal,
+      onStep: (m, total) => io.log(fmt(m, total)),
+    });
+    io.log(
+      `sft: ${r.steps} steps, loss ${r.firstLoss.toFixed(4)} → ${r.lastLoss.toFixed(4)}${r.valLoss !== undefined ? `, val ${r.valLoss.toFixed(4)}` : ""}; model saved to ${r.model ?? "(nothing: no step ran)"}`,
+    );
+    return r;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await backend.close();
+  }
+}

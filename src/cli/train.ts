@@ -1,0 +1,262 @@
+/** `rllm train <benchmark>`: RL training of an agent's model (src/trainer/). */
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import { LocalBackend } from "../backends/local/backend.js";
+import {
+  defaultEvaluator,
+  defaultRollout,
+  getBenchmark,
+  loadBenchmark,
+} from "../benchmarks/index.js";
+import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
+import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
+import {
+  COUNTDOWN_RECIPE,
+  countdownLocalAgent,
+  countdownRecipeTasks,
+  ensureCountdownBase,
+} from "../trainer/countdown-recipe.js";
+import { readLatest } from "../trainer/state.js";
+import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
+import type { Episode, Task } from "../types/index.js";
+import { int, num } from "./flags.js";
+
+export interface TrainFlags {
+  backend?: string;
+  checkpoint?: string;
+  agent?: string;
+  evaluator?: string;
+  groupSize?: number;
+  batchSize?: number;
+  lr?: number;
+  epochs?: number;
+  maxSteps?: number;
+  maxSeconds?: number;
+  valFreq?: number;
+  saveFreq?: number;
+  valExamples?: number;
+  valAttempts?: number;
+  loss?: string;
+  advEstimator?: string;
+  klCoef?: number;
+  clipLow?: number;
+  clipHigh?: number;
+  async?: boolean;
+  staleness?: number;
+  seed?: number;
+  config?: string;
+  dataDir?: string;
+  output?: string;
+  resume?: boolean;
+}
+
+export function trainFlagsToConfig(f: TrainFlags): ConfigLayer {
+  const lossFlags = {
+    clipLow: f.clipLow,
+    clipHigh: f.clipHigh,
+    ...(f.klCoef !== undefined ? { kl: { coef: f.klCoef } } : {}),
+  };
+  const anyLossFlag = Object.values(lossFlags).some((v) => v !== undefined);
+  // a clip or KL flag alone tunes the default loss (ppo) unless a config file names the kind
+  const kind = f.loss ?? (anyLossFlag && !f.config ? "ppo" : undefined);
+  return {
+    backend: {
+      name: f.backend,
+      ...(f.checkpoint ? { local: { checkpoint: f.checkpoint } } : {}),
+    },
+    optim: { lr: f.lr },
+    algorithm: {
+      estimator: f.advEstimator,
+      ...(kind || anyLossFlag ? { loss: { kind, ...lossFlags } } : {}),
+    },
+    trainer: {
+      groupSize: f.groupSize,
+      batchSize: f.batchSize,
+      epochs: f.epochs,
+      maxSteps: f.maxSteps,
+      maxSeconds: f.maxSeconds,
+      valFreq: f.valFreq,
+      saveFreq: f.saveFreq,
+      maxValExamples: f.valExamples,
+      valAttempts: f.valAttempts,
+      async: f.async,
+      staleness: f.staleness,
+      seed: f.seed,
+      dataDir: f.dataDir,
+      agent: f.agent,
+      evaluator: f.evaluator,
+      output: f.output,
+      resume: f.resume,
+    },
+  } as ConfigLayer;
+}
+
+export function trainCommand(): Command {
+  return new Command("train")
+    .description(
+      "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates.",
+    )
+    .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)")
+    .option("--backend <name>", "training backend (default local)")
+    .option("--checkpoint <dir>", "start from this checkpoint (default: the recipe's base model)")
+    .option("--agent <file[#export]>", "a module exporting a rollout (default: the benchmark's)")
+    .option("--evaluator <file[#export]>", "a module exporting an evaluator")
+    .option("--group-size <n>", "attempts per task (GRPO group)", int("--group-size"))
+    .option("--batch-size <n>", "tasks per step", int("--batch-size"))
+    .option("--lr <x>", "learning rate", num("--lr"))
+    .option("--epochs <n>", "passes over the training tasks", int("--epochs"))
+    .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
+    .option("--max-seconds <s>", "stop after s seconds of training", num("--max-seconds"))
+    .option(
+      "--val-freq <n>",
+      "validate every n steps (0: before and after only)",
+      int("--val-freq"),
+    )
+    .option("--save-freq <n>", "checkpoint every n steps", int("--save-freq"))
+    .option("--val-examples <n>", "validation tasks (default 200)", int("--val-examples"))
+    .option("--val-attempts <k>", "attempts per validation task: pass@1..k", int("--val-attempts"))
+    .option("--loss <kind>", "ppo (default), importance_sampling, cispo or cross_entropy")
+    .option("--adv-estimator <name>", "grpo (default), rloo, reinforce, ...")
+    .option("--kl-coef <x>", "KL penalty to the starting model", num("--kl-coef"))
+    .option("--clip-low <x>", "PPO/CISPO lower clip ε", num("--clip-low"))
+    .option("--clip-high <x>", "PPO/CISPO upper clip ε (clip-higher)", num("--clip-high"))
+    .option("--async", "generate ahead of training (bounded staleness, truncated IS)")
+    .option("--staleness <n>", "most weight versions a sample may lag (async)", int("--staleness"))
+    .option("--seed <n>", "seed of the task order", int("--seed"))
+    .option("--data-dir <dir>", "read DIR/<benchmark>/<split>.jsonl instead of generating/the Hub")
+    .option("--output <dir>", "run directory (default runs/train/<benchmark>-<time>)")
+    .option("--resume", "continue the run in --output from its latest checkpoint")
+    .option("--config <file>", "YAML or JSON config file")
+    .action(async (benchmark: string, flags: TrainFlags) => {
+      const config = loadConfig({ file: flags.config, flags: trainFlagsToConfig(flags) });
+      const r = await runTrainCommand(benchmark, config);
+      process.exitCode = r.stoppedBy === "signal" ? 130 : 0;
+    });
+}
+
+/** Whether `rllm train/eval <benchmark>` uses the local backend's built-in countdown recipe. */
+export function usesCountdownRecipe(
+  benchmark: string,
+  opts: { backend: string; agent?: string; dataDir?: string },
+): boolean {
+  return benchmark === "countdown" && opts.backend === "local" && !opts.agent && !opts.dataDir;
+}
+
+export async function runTrainCommand(
+  benchmarkName: string,
+  config: RllmConfig,
+  io: { log: (line: string) => void; signal?: AbortSignal; home?: string } = {
+    log: (l) => console.error(l),
+  },
+): Promise<TrainResult> {
+  const entry = getBenchmark(benchmarkName);
+  const tc = config.trainer;
+  if (config.backend.name !== "local")
+    throw new ConfigError(`--backend ${config.backend.name}: only the local backend exists so far`);
+  if (tc.resume && !tc.output)
+    throw new ConfigError("--resume needs --output DIR: the run directory to continue");
+  const recipe = usesCountdownRecipe(entry.name, {
+    backend: config.backend.name,
+    agent: tc.agent,
+    dataDir: tc.dataDir,
+  });
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
+  const output = resolve(tc.output ?? join("runs", "train", `${entry.name}-${stamp}`));
+
+  // the datasets
+  let train: Task[];
+  let val: Task[];
+  if (recipe) {
+    train = countdownRecipeTasks("train", tc.maxTrainExamples);
+    val = countdownRecipeTasks("test", tc.maxValExamples);
+  } else {
+    const splits = entry.source.splits;
+    const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
+    const valSplit = tc.valSplit ?? (splits.includes("test") ? "test" : undefined);
+    const common = tc.dataDir ? { dataDir: tc.dataDir } : {};
+    train = await loadBenchmark(entry.name, {
+      ...common,
+      split: trainSplit,
+      ...(tc.maxTrainExamples ? { maxExamples: tc.maxTrainExamples } : {}),
+    });
+    val =
+      valSplit && valSplit !== trainSplit
+        ? await loadBenchmark(entry.name, {
+            ...common,
+            split: valSplit,
+            maxExamples: tc.maxValExamples,
+          })
+        : [];
+  }
+  const rollout: Rollout = tc.agent
+    ? await loadRollout(tc.agent)
+    : recipe
+      ? countdownLocalAgent()
+      : defaultRollout(entry);
+  const evaluator: Evaluator<Episode> = tc.evaluator
+    ? await loadEvaluator<Episode>(tc.evaluator)
+    : defaultEvaluator(entry);
+  const samplingParams = recipe
+    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.samplingParams }
+    : tc.samplingParams;
+  const valSamplingParams = recipe
+    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.valSamplingParams }
+    : tc.valSamplingParams;
+
+  // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
+  const latest = tc.resume ? readLatest(output) : undefined;
+  let checkpoint = config.backend.local.checkpoint;
+  if (latest) checkpoint = join(latest.dir, "backend");
+  else if (!checkpoint && recipe)
+    checkpoint = await ensureCountdownBase({ log: io.log, home: io.home });
+  if (!checkpoint)
+    io.log(
+      "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
+    );
+  const backend = await LocalBackend.create({ ...config.backend.local, checkpoint });
+  const ac = new AbortController();
+  const signal = io.signal ? AbortSignal.any([io.signal, ac.signal]) : ac.signal;
+  const trainer = new AgentTrainer({
+    rollout,
+    evaluator,
+    trainDataset: train,
+    valDataset: val,
+    backend,
+    config: { ...config, trainer: { ...tc, samplingParams, valSamplingParams } },
+    output,
+    log: io.log,
+    signal,
+  });
+  try {
+    backend.checkLoss(trainer.loss());
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
+  io.log(
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend local (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}, output ${output}`,
+  );
+  const onSigint = () => {
+    io.log(
+      "\nrllm train: stopping after this step (a checkpoint is written); Ctrl-C again to quit now",
+    );
+    if (ac.signal.aborted) process.exit(130);
+    ac.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const r = await trainer.train();
+    const pct = (x?: number) => (x === undefined ? "–" : `${(x * 100).toFixed(1)}%`);
+    io.log(
+      `rllm train: ${r.steps} steps (${r.newSteps} this run, stopped by ${r.stoppedBy}); val pass@1 ${pct(r.valBefore)} → ${pct(r.valAfter)}; checkpoint ${r.lastCheckpoint ?? "none"}`,
+    );
+    if (r.lastCheckpoint)
+      io.log(
+        `  evaluate it: rllm eval ${entry.name} --backend local --checkpoint ${join(r.lastCheckpoint, "backend")}`,
+      );
+    return r;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await backend.close();
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The countdown recipe of the local backend: what `rllm train countdown` and `rllm eval countdown
+ * --backend local` use when no agent is given. The embedded model has a byte-level vocabulary and
+ * a short context, so the recipe has its own terse prompt (`3 7 12 -> 25`, the answer in
+ * `<answer></answer>` as the countdown grader expects), its own difficulty, and a base model that
+ * rllm produces itself: an SFT warm start on generated reference solutions, run on first use and
+ * cached in $RLLM_HOME/models/.
+ *
+ * Everything that shapes the base model is in COUNTDOWN_RECIPE; its hash names the cache entry, so
+ * changing the recipe builds a new base instead of reusing a stale one.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { LocalBackend } from "../backends/local/backend.js";
+import { renderSft } from "../backends/local/chat-format.js";
+import {
+  COUNTDOWN_PRESETS,
+  type CountdownConfig,
+  generateCountdown,
+  isCountdownHeldOut,
+} from "../benchmarks/countdown.js";
+import { OptimConfigSchema } from "../config/backend.js";
+import { rllmHome } from "../home.js";
+import { chatAgent, type Rollout } from "../sdk/index.js";
+import type { Task } from "../types/index.js";
+import { VERSION } from "../version.js";
+import { runSft, type SftExample, type SftStepMetrics } from "./sft.js";
+
+export const COUNTDOWN_RECIPE = {
+  name: "countdown-local",
+  version: 1,
+  /** 3 numbers in 1–20 with + − ×: small enough for a byte-level model to learn from scratch. */
+  task: { ...COUNTDOWN_PRESETS.easy } satisfies Required<CountdownConfig>,
+  seeds: { sft: 11, train: 20_250_101, test: 20_250_202 },
+  counts: { sft: 8_000, train: 8_000, test: 200 },
+  model: { dModel: 128, nLayers: 2, nHeads: 4, maxSeqLen: 96 },
+  sft: { steps: 300, batchSize: 64, lr: 2e-3, warmupSteps: 20, seed: 0 },
+  initSeed: 0,
+  maxTokens: 40,
+} as const;
+
+/** The user turn of a task: `3 7 12 -> 25`. */
+export function countdownPrompt(task: Task): string {
+  const { numbers, target } = task.data as { numbers?: unknown; target?: unknown };
+  if (!Array.isArray(numbers) || typeof target !== "number")
+    throw new Error(`task ${task.id}: data.numbers and data.target are needed for the prompt`);
+  return `${numbers.join(" ")} -> ${target}`;
+}
+
+/** The recipe's agent: one chat call with the terse prompt. */
+export function countdownLocalAgent(): Rollout {
+  return chatAgent({ name: "countdown-local", userPrompt: countdownPrompt });
+}
+
+/** The recipe's tasks: train and test never share a problem (a hash splits the space). */
+export function countdownRecipeTasks(split: "sft" | "train" | "test", count?: number): Task[] {
+  const heldOut = split === "test";
+  return generateCountdown({
+    ...COUNTDOWN_RECIPE.task,
+    seed: COUNTDOWN_RECIPE.seeds[split],
+    count: count ?? COUNTDOWN_RECIPE.counts[split],
+    split: split === "sft" ? "train" : split,
+    accept: (n, t) => isCountdownHeldOut(n, t) === heldOut,
+  });
+}
+
+/** An SFT row: the prompt and the reference solution as the assistant's answer. */
+export function countdownSftExample(task: Task): SftExample {
+  const solution = String((task.data as { solution?: unknown }).solution ?? "").replace(/ /g, "");
+  const r = renderSft([
+    { role: "user", content: countdownPrompt(task) },
+    { role: "assistant", content: `<answer>${solution}</answer>` },
+  ]);
+  return { tokens: r.ids, lossMask: r.lossMask.map((m) => (m ? 1 : 0)) };
+}
+
+export function recipeHash(): string {
+  return createHash("sha256").update(JSON.stringify(COUNTDOWN_RECIPE)).digest("hex").slice(0, 12);
+}
+
+/** Where the base model of the recipe is cached. */
+export function countdownBaseDir(home = rllmHome()): string {
+  return join(home, "models", `${COUNTDOWN_RECIPE.name}-${recipeHash()}`);
+}
+
+/**
+ * The recipe's base model: from the cache, or trained now (SFT, with progress through `log`) and
+ * cached. Returns the checkpoint directory.
+ */
+export async function ensureCountdownBase(
+  options: {
+    home?: string;
+    log?: (line: string) => void;
+    /** Override the SFT steps (tests use a few). */
+    steps?: number;
+    trainWorkers?: number;
+  } = {},
+): Promise<string> {
+  const dir =
+    options.steps === undefined
+      ? countdownBaseDir(options.home)
+      : `${countdownBaseDir(options.home)}-steps${options.steps}`;
+  if (existsSync(join(dir, "rllm.json"))) return dir;
+  const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const r = COUNTDOWN_RECIPE;
+  const steps = options.steps ?? r.sft.steps;
+  log(
+    `countdown base model: not cached at ${dir}; training it now (SFT on ${r.counts.sft} generated solutions, ${steps} steps; once per machine)`,
+  );
+  const rows = countdownRecipeTasks("sft").map(countdownSftExample);
+  const backend = await LocalBackend.create({
+    model: r.model,
+    seed: r.initSeed,
+    ...(options.trainWorkers ? { trainWorkers: options.trainWorkers } : {}),
+  });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  try {
+    const t0 = performance.now();
+    await runSft({
+      backend,
+      train: rows,
+      epochs: 1_000,
+      batchSize: r.sft.batchSize,
+      maxSteps: steps,
+      optim: OptimConfigSchema.parse({
+        lr: r.sft.lr,
+        warmupSteps: Math.min(r.sft.warmupSteps, steps),
+        schedule: "cosine",
+        minLrRatio: 0.1,
+      }),
+      seed: r.sft.seed,
+      onStep: (m: SftStepMetrics, total) => {
+        if (m.step % 25 === 0 || m.step === total)
+          log(
+            `  sft step ${m.step}/${total}  loss ${m.loss.toFixed(4)}  ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+          );
+      },
+    });
+    mkdirSync(join(dir, ".."), { recursive: true });
+    rmSync(tmp, { recursive: true, force: true });
+    await backend.save(tmp);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+    log(`countdown base model: saved to ${dir} (rllm ${VERSION})`);
+    return dir;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await backend.close();
+  }
+}

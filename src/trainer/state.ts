@@ -1,0 +1,113 @@
+/**
+ * What a training run leaves in its output directory, and how a resume reads it back.
+ *
+ *   OUTPUT/
+ *     config.json                 the resolved config of the run
+ *     metrics.jsonl               one JSON object per step
+ *     consumed.jsonl              {step, tasks: [{id, ordinal}]} per step: the tasks each step trained
+ *     traces.db                   the gateway's traces (SQLite)
+ *     val/step-N.json             per-item validation results
+ *     checkpoints/step-N/         backend/ (the backend's checkpoint) + trainer.json
+ *     checkpoints/latest.json     {step, dir}: the last complete checkpoint
+ *
+ * A checkpoint directory is built under a temporary name and renamed into place, and latest.json
+ * is replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
+ * On resume, metrics.jsonl and consumed.jsonl are cut back to the checkpoint's step: the steps a
+ * crash lost are run again, and each task shows up once.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeJsonAtomic } from "../engine/eval.js";
+import type { LoaderState } from "./loader.js";
+
+export const TRAINER_STATE_FORMAT = "rllm-trainer-state";
+
+export interface TrainerState {
+  format: typeof TRAINER_STATE_FORMAT;
+  version: 1;
+  /** Steps completed. */
+  step: number;
+  weightVersion: number;
+  loader: LoaderState;
+  /** Seed of the run; every random choice of step s derives from (seed, s). */
+  seed: number;
+  /** Seconds of training before this checkpoint (across resumes). */
+  elapsedSeconds: number;
+  savedAt: string;
+}
+
+export interface Latest {
+  step: number;
+  dir: string;
+}
+
+export function checkpointsDir(output: string): string {
+  return join(output, "checkpoints");
+}
+
+/** Writes checkpoint step-N: `saveBackend(dir)` fills DIR/backend, then trainer.json; atomic. */
+export async function writeCheckpoint(
+  output: string,
+  state: TrainerState,
+  saveBackend: (dir: string) => Promise<void>,
+): Promise<string> {
+  const root = checkpointsDir(output);
+  const name = `step-${state.step}`;
+  const final = join(root, name);
+  const tmp = join(root, `.${name}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  await saveBackend(join(tmp, "backend"));
+  writeJsonAtomic(join(tmp, "trainer.json"), state);
+  rmSync(final, { recursive: true, force: true });
+  renameSync(tmp, final);
+  writeJsonAtomic(join(root, "latest.json"), { step: state.step, dir: name } satisfies Latest);
+  return final;
+}
+
+/** The latest complete checkpoint of a run, or undefined when it has none. */
+export function readLatest(output: string): { dir: string; state: TrainerState } | undefined {
+  const root = checkpointsDir(output);
+  const file = join(root, "latest.json");
+  if (!existsSync(file)) return undefined;
+  let latest: Latest;
+  try {
+    latest = JSON.parse(readFileSync(file, "utf8")) as Latest;
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON (${(e as Error).message}); the run is damaged`);
+  }
+  const dir = join(root, latest.dir);
+  const statePath = join(dir, "trainer.json");
+  if (!existsSync(statePath))
+    throw new Error(`${file} points at ${dir}, which has no trainer.json; the run is damaged`);
+  const state = JSON.parse(readFileSync(statePath, "utf8")) as TrainerState;
+  if (state.format !== TRAINER_STATE_FORMAT || state.version !== 1)
+    throw new Error(`${statePath} is not an rllm trainer state (format ${state.format})`);
+  return { dir, state };
+}
+
+/** Removes temporary checkpoint directories a killed run left behind. */
+export function cleanPartialCheckpoints(output: string): void {
+  const root = checkpointsDir(output);
+  if (!existsSync(root)) return;
+  for (const name of readdirSync(root))
+    if (name.startsWith(".") && name.includes(".tmp-"))
+      rmSync(join(root, name), { recursive: true, force: true });
+}
+
+/** Keeps the lines of a JSONL file whose `step` is at most `step` (atomically). */
+export function truncateJsonl(path: string, step: number): void {
+  if (!existsSync(path)) return;
+  const kept = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => {
+      if (!l.trim()) return false;
+      try {
+        return (JSON.parse(l) as { step?: number }).step! <= step;
+      } catch {
+        return false; // a line cut by the kill
+      }
+    });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, kept.length ? `${kept.join("\n")}\n` : "");
+  renameSync(tmp, path);
+}
