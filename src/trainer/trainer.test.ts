@@ -1,0 +1,247 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { LocalBackend } from "../backends/local/backend.js";
+import { loadConfig } from "../config/index.js";
+import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
+import { Store } from "../store/sqlite.js";
+import type { Episode } from "../types/index.js";
+import { countdownPrompt, countdownRecipeTasks } from "./countdown-recipe.js";
+import { readLatest } from "./state.js";
+import { AgentTrainer } from "./trainer.js";
+
+const tiny = { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 64 };
+
+/** A reward with variance under a random model: the parity of the answer's length. */
+const parity = evaluator<Episode>((_task, ep) => {
+  const text = finalResponse(ep) ?? "";
+  const reward = text.length % 2;
+  return { reward, isCorrect: reward === 1 };
+});
+
+function readJsonl(path: string): ({ step: number } & Record<string, number>)[] {
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+}
+
+function config(trainer: Record<string, unknown>) {
+  return loadConfig({
+    flags: {
+      trainer: {
+        groupSize: 4,
+        batchSize: 2,
+        valAttempts: 2,
+        samplingParams: { temperature: 1, max_tokens: 6 },
+        valSamplingParams: { temperature: 1, max_tokens: 6 },
+        ...trainer,
+      },
+      engine: { concurrency: 16 },
+      optim: { lr: 0.01 },
+      algorithm: { loss: { kind: "ppo" } },
+    },
+  });
+}
+
+describe("AgentTrainer", () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "rllm-trainer-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("trains, validates, checkpoints, and resumes at the right step and data position", async () => {
+    const output = join(dir, "sync");
+    const train = countdownRecipeTasks("train", 40);
+    const val = countdownRecipeTasks("test", 3);
+    const run = async (maxSteps: number, resume: boolean) => {
+      const backend = await LocalBackend.create({
+        model: tiny,
+        seed: 1,
+        initStd: 0.05,
+        trainWorkers: 1,
+      });
+      try {
+        return await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: train,
+          valDataset: val,
+          backend,
+          config: config({ maxSteps, saveFreq: 2, valFreq: 2, resume }),
+          output,
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+    };
+    const r1 = await run(3, false);
+    assert.equal(r1.steps, 3);
+    assert.equal(r1.weightVersion, 3, "one new weight version per step");
+    assert.equal(typeof r1.valBefore, "number");
+    assert.equal(typeof r1.valAfter, "number");
+    let metrics = readJsonl(join(output, "metrics.jsonl"));
+    assert.deepEqual(
+      metrics.map((m) => m.step),
+      [0, 1, 2, 3, 3],
+    );
+    for (const m of metrics.filter((x) => x.step > 0 && !x.final)) {
+      for (const k of [
+        "reward/mean",
+        "loss",
+        "entropy",
+        "kl",
+        "clip_fraction",
+        "lr",
+        "time/train_s",
+      ])
+        assert.equal(typeof m[k], "number", `step ${m.step}: ${k}`);
+      assert.ok(m["logprob_diff/max_abs"]! < 1e-4, "sampler and trainer agree");
+      assert.equal(m["staleness/max"], 0, "on-policy");
+    }
+    assert.equal(typeof metrics[2]!["val/pass@1"], "number", "validation at step 2");
+    assert.equal(typeof metrics[2]!["val/pass@2"], "number");
+    assert.equal(readLatest(output)?.state.step, 3);
+    assert.ok(existsSync(join(output, "checkpoints", "step-2", "backend", "rllm.json")));
+    // traces carry the weight version they were sampled with
+    const store = new Store({ path: join(output, "traces.db") });
+    try {
+      const versions = new Set(
+        store
+          .queryTraces({ limit: 100_000 })
+          .filter((t) => t.trace.sessionId.startsWith("train-"))
+          .map((t) => t.trace.weightVersion),
+      );
+      assert.deepEqual([...versions].sort(), [0, 1, 2]);
+    } finally {
+      store.close();
+    }
+
+    const r2 = await run(5, true);
+    assert.equal(r2.steps, 5);
+    assert.equal(r2.newSteps, 2);
+    assert.equal(r2.weightVersion, 5, "the version continues");
+    metrics = readJsonl(join(output, "metrics.jsonl"));
+    assert.deepEqual(
+      metrics.filter((m) => !m.final).map((m) => m.step),
+      [0, 1, 2, 3, 4, 5],
+    );
+    const consumed = readJsonl(join(output, "consumed.jsonl")) as unknown as {
+      step: number;
+      tasks: { id: string; ordinal: number }[];
+    }[];
+    assert.deepEqual(
+      consumed.map((c) => c.step),
+      [1, 2, 3, 4, 5],
+    );
+    const ordinals = consumed.flatMap((c) => c.tasks.map((t) => t.ordinal));
+    assert.deepEqual(
+      ordinals.sort((a, b) => a - b),
+      Array.from({ length: 10 }, (_, i) => i),
+      "every task once, in order of the loader",
+    );
+  });
+
+  it("async: generation overlaps training, staleness stays within the bound, TIS is on", async () => {
+    const output = join(dir, "async");
+    const backend = await LocalBackend.create({
+      model: tiny,
+      seed: 2,
+      initStd: 0.05,
+      trainWorkers: 1,
+    });
+    const slow = chatAgent({ name: "cd", userPrompt: countdownPrompt });
+    let running = 0;
+    let overlapped = 0;
+    let training = false;
+    const agent = rollout(
+      async (task, cfg) => {
+        running++;
+        if (training) overlapped++;
+        await new Promise((r) => setTimeout(r, 150)); // a slow upstream
+        try {
+          await slow.run(task, cfg);
+        } finally {
+          running--;
+        }
+      },
+      { name: "slow" },
+    );
+    try {
+      const trainer = new AgentTrainer({
+        rollout: agent,
+        evaluator: parity,
+        trainDataset: countdownRecipeTasks("train", 40),
+        backend: {
+          name: backend.name,
+          sampler: () => backend.sampler(),
+          forwardBackward: async (d, l, o) => {
+            training = true;
+            try {
+              return await backend.forwardBackward(d, l, o);
+            } finally {
+              training = false;
+            }
+          },
+          optimStep: (o) => backend.optimStep(o),
+          computeLogprobs: (d) => backend.computeLogprobs(d),
+          saveForSampler: () => backend.saveForSampler(),
+          save: (d) => backend.save(d),
+          load: (d) => backend.load(d),
+          close: () => backend.close(),
+        },
+        config: config({ maxSteps: 5, saveFreq: 0, valFreq: 0, async: true, staleness: 1 }),
+        output,
+        log: () => {},
+      });
+      assert.equal(
+        (trainer.loss() as { tisCap?: number }).tisCap,
+        2,
+        "truncated IS is on by default in async mode",
+      );
+      const r = await trainer.train();
+      assert.equal(r.steps, 5);
+      const metrics = readJsonl(join(output, "metrics.jsonl")).filter((m) => m.step > 0);
+      assert.equal(metrics.length, 5);
+      for (const m of metrics) {
+        assert.ok(m["staleness/max"]! <= 1, `step ${m.step}: staleness ${m["staleness/max"]}`);
+        assert.ok(m["staleness/launch_max"]! <= 1);
+      }
+      assert.ok(
+        metrics.some((m) => m["staleness/launch_max"] === 1),
+        "some groups were generated ahead, with older weights",
+      );
+      assert.ok(overlapped > 0, "rollouts started while the backend was training");
+      assert.equal(running, 0);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("refuses to overwrite a run without --resume", async () => {
+    const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
+    try {
+      await assert.rejects(
+        new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: countdownRecipeTasks("train", 4),
+          backend,
+          config: config({ maxSteps: 1 }),
+          output: join(dir, "sync"),
+          log: () => {},
+        }).train(),
+        /already holds a run with checkpoints; pass --resume/,
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+});
