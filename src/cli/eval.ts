@@ -3,6 +3,8 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
+import { LocalSampler } from "../backends/local/sampler.js";
+import { loadLocalCheckpoint } from "../backends/local/weights.js";
 import {
   defaultEvaluator,
   defaultRollout,
@@ -29,7 +31,14 @@ import {
   writeJsonAtomic,
 } from "../engine/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
-import { type Episode, SamplingParamsSchema } from "../types/index.js";
+import {
+  COUNTDOWN_RECIPE,
+  countdownLocalAgent,
+  countdownRecipeTasks,
+  ensureCountdownBase,
+  usesCountdownRecipe,
+} from "../trainer/countdown-recipe.js";
+import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
 import { int, num } from "./flags.js";
 
 interface EvalFlags {
@@ -56,6 +65,8 @@ interface EvalFlags {
   samplingParams?: string;
   dataDir?: string;
   output?: string;
+  backend?: string;
+  checkpoint?: string;
   config?: string;
 }
 
@@ -107,6 +118,11 @@ export function evalCommand(): Command {
       "--output <dir>",
       "where results.json and episodes/ go (default runs/eval/<benchmark>-<time>)",
     )
+    .option(
+      "--backend <name>",
+      "local: serve a local-backend checkpoint in process (no model server)",
+    )
+    .option("--checkpoint <dir>", "the checkpoint --backend local serves")
     .option("--config <file>", "YAML or JSON config file")
     .action(async (benchmark: string, flags: EvalFlags) => {
       const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
@@ -144,6 +160,8 @@ export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
       agent: f.agent,
       agentCmd: f.agentCmd,
       evaluator: f.evaluator,
+      backend: f.backend,
+      checkpoint: f.checkpoint,
       ...(Object.keys(sampling).length ? { samplingParams: sampling } : {}),
     },
   };
@@ -186,137 +204,208 @@ export async function runEvalCommand(
   flags: { agentCmd?: string } = {},
 ): Promise<number> {
   const entry = getBenchmark(benchmarkName);
-  const stored = loadProvider();
-  const baseURL = config.model.baseUrl ?? stored?.baseURL;
-  const model = config.model.name ?? stored?.model;
-  const apiKey = config.model.apiKey ?? stored?.apiKey;
-  const kind = config.model.kind ?? stored?.kind ?? "openai";
-  if (!config.engine.gateway && !baseURL) {
-    throw new ConfigError(
-      "no model to evaluate: pass --base-url URL --model NAME, or store one with rllm model setup",
-    );
-  }
-  if (!model)
-    throw new ConfigError("no model name: pass --model NAME (or store one with rllm model setup)");
   const ev = config.eval;
-  const split = ev.split ?? entry.source.defaultSplit;
-  const tasks = await loadBenchmark(entry.name, {
-    split,
-    ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
-    ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
-    ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
-  });
-  if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
-
   const agentCmd = ev.agentCmd ?? flags.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
-  const rollout = ev.agent
-    ? await loadRollout(ev.agent)
-    : agentCmd
-      ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
-      : defaultRollout(entry);
-  const evaluator = ev.evaluator
-    ? await loadEvaluator<Episode>(ev.evaluator)
-    : defaultEvaluator(entry);
-
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
-  const output = resolve(ev.output ?? join("runs", "eval", `${entry.name}-${stamp}`));
-  mkdirSync(output, { recursive: true });
-
-  let gateway: GatewayHandle;
-  if (config.engine.gateway) {
-    gateway = new RemoteGateway(config.engine.gateway, config.engine.gatewayAdminKey);
-  } else {
-    gateway = await InProcessGateway.start(
-      {
-        upstreams: [{ url: baseURL!, kind, ...(apiKey ? { apiKey } : {}), model }],
-        model,
-        ...(config.gateway.tokenizer ? { tokenizer: config.gateway.tokenizer } : {}),
-        healthCheckIntervalMs: 0,
-      },
-      { storePath: join(output, "traces.db") },
+  const local = ev.backend === "local" || ev.checkpoint !== undefined;
+  const recipe =
+    local &&
+    usesCountdownRecipe(entry.name, {
+      backend: "local",
+      agent: ev.agent ?? agentCmd,
+      dataDir: ev.dataDir,
+    });
+  const stored = local ? undefined : loadProvider();
+  let baseURL = config.model.baseUrl ?? stored?.baseURL;
+  let model = config.model.name ?? stored?.model;
+  const apiKey = config.model.apiKey ?? stored?.apiKey;
+  let kind = config.model.kind ?? stored?.kind ?? "openai";
+  let sampler: LocalSampler | undefined;
+  if (local) {
+    if (config.model.baseUrl || config.engine.gateway)
+      throw new ConfigError(
+        "--backend local serves a checkpoint itself; drop --base-url/--gateway (or drop --backend local)",
+      );
+    const dir = ev.checkpoint ?? (recipe ? await ensureCountdownBase() : undefined);
+    if (!dir)
+      throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
+    const ck = await loadLocalCheckpoint(dir);
+    const sc = config.backend.local.sampler;
+    sampler = await LocalSampler.start({
+      config: ck.config,
+      params: ck.params,
+      weightVersion: ck.checkpoint.weightVersion,
+      modelName: sc.modelName,
+      workers: sc.workers,
+      maxBatch: sc.maxBatch,
+      batchWindowMs: sc.batchWindowMs,
+    });
+    baseURL = sampler.baseURL;
+    model = sampler.modelName;
+    kind = "vllm";
+    console.error(
+      `rllm eval: serving ${resolve(dir)} (weight version ${ck.checkpoint.weightVersion}) at ${baseURL}`,
     );
   }
-
-  // Ctrl-C once: no new rollouts, running ones finish; twice: abort them; three times: exit now.
-  const graceful = new AbortController();
-  const hard = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      process.stderr.write(
-        "\nrllm eval: stopping — running rollouts will finish (Ctrl-C again to abort them)\n",
-      );
-      graceful.abort();
-    } else if (interrupts === 2) {
-      process.stderr.write("\nrllm eval: aborting running rollouts\n");
-      hard.abort();
-    } else process.exit(130);
-  };
-  process.on("SIGINT", onSigint);
-
-  const startedAt = new Date();
-  const reproducible = {
-    benchmark: entry.name,
-    split,
-    model,
-    baseURL: baseURL ?? null,
-    upstreamKind: kind,
-    gateway: config.engine.gateway ?? null,
-    dataDir: ev.dataDir ? resolve(ev.dataDir) : null,
-    maxExamples: ev.maxExamples ?? null,
-    taskIndices: ev.taskIndices ?? null,
-    taskCount: tasks.length,
-    attempts: ev.attempts,
-    concurrency: config.engine.concurrency,
-    timeoutSeconds: config.engine.timeoutSeconds,
-    infraRetries: config.engine.infraRetries,
-    samplingParams: ev.samplingParams,
-    agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
-    evaluator: ev.evaluator ?? `grader:${entry.grader}`,
-    tokenizer: config.gateway.tokenizer ?? null,
-  };
-  console.error(
-    `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
-  );
   try {
-    const writeEpisode = episodeWriter(output);
-    const result = await runRollouts(tasks, {
-      gateway,
-      rollout,
-      evaluator,
-      groupSize: ev.attempts,
-      concurrency: config.engine.concurrency,
-      timeoutMs: config.engine.timeoutSeconds * 1000,
-      infraRetries: config.engine.infraRetries,
-      model,
-      samplingParams: ev.samplingParams,
-      isValidation: true,
-      runId: `eval-${entry.name}-${stamp}`,
-      signal: graceful.signal,
-      hardSignal: hard.signal,
-      onEpisode: writeEpisode,
-      progress: createProgress({ label: "rollouts" }),
-    });
-    const summary = summarize(result.episodes, {
-      benchmark: entry.name,
-      model,
-      agent: rollout.name,
-      attempts: ev.attempts,
-      cancelled: result.cancelled || graceful.signal.aborted,
-      metrics: result.metrics,
-      config: reproducible,
-      startedAt,
-    });
-    writeJsonAtomic(join(output, "results.json"), summary);
-    console.log(formatSummary(summary));
-    console.log(`  results: ${join(output, "results.json")}`);
-    if (summary.cancelled) return 130;
-    return summary.total === 0 ? 1 : 0;
+    return await evaluate();
   } finally {
-    process.off("SIGINT", onSigint);
-    await gateway.close();
+    await sampler?.close();
+  }
+
+  async function evaluate(): Promise<number> {
+    if (!config.engine.gateway && !baseURL) {
+      throw new ConfigError(
+        "no model to evaluate: pass --base-url URL --model NAME, or store one with rllm model setup",
+      );
+    }
+    if (!model)
+      throw new ConfigError(
+        "no model name: pass --model NAME (or store one with rllm model setup)",
+      );
+    const split = ev.split ?? (recipe ? "test" : entry.source.defaultSplit);
+    let tasks: Task[];
+    if (recipe) {
+      if (split !== "train" && split !== "test")
+        throw new ConfigError(`countdown (local recipe) has splits train and test, not "${split}"`);
+      tasks = countdownRecipeTasks(split, ev.maxExamples ?? (split === "test" ? undefined : 200));
+      if (ev.taskIndices) {
+        const all = tasks;
+        tasks = parseTaskIndices(ev.taskIndices).map((i) => {
+          const t = all[i];
+          if (!t)
+            throw new ConfigError(
+              `--task-indices ${i}: countdown/${split} has ${all.length} tasks`,
+            );
+          return t;
+        });
+      }
+    } else
+      tasks = await loadBenchmark(entry.name, {
+        split,
+        ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
+        ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
+        ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
+      });
+    if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
+
+    const rollout = ev.agent
+      ? await loadRollout(ev.agent)
+      : agentCmd
+        ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
+        : recipe
+          ? countdownLocalAgent()
+          : defaultRollout(entry);
+    const samplingParams = recipe
+      ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...ev.samplingParams }
+      : ev.samplingParams;
+    const evaluator = ev.evaluator
+      ? await loadEvaluator<Episode>(ev.evaluator)
+      : defaultEvaluator(entry);
+
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace(/\..*/, "")
+      .replace("T", "-");
+    const output = resolve(ev.output ?? join("runs", "eval", `${entry.name}-${stamp}`));
+    mkdirSync(output, { recursive: true });
+
+    let gateway: GatewayHandle;
+    if (config.engine.gateway) {
+      gateway = new RemoteGateway(config.engine.gateway, config.engine.gatewayAdminKey);
+    } else {
+      gateway = await InProcessGateway.start(
+        {
+          upstreams: [{ url: baseURL!, kind, ...(apiKey ? { apiKey } : {}), model }],
+          model,
+          ...(config.gateway.tokenizer ? { tokenizer: config.gateway.tokenizer } : {}),
+          healthCheckIntervalMs: 0,
+        },
+        { storePath: join(output, "traces.db") },
+      );
+    }
+
+    // Ctrl-C once: no new rollouts, running ones finish; twice: abort them; three times: exit now.
+    const graceful = new AbortController();
+    const hard = new AbortController();
+    let interrupts = 0;
+    const onSigint = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        process.stderr.write(
+          "\nrllm eval: stopping — running rollouts will finish (Ctrl-C again to abort them)\n",
+        );
+        graceful.abort();
+      } else if (interrupts === 2) {
+        process.stderr.write("\nrllm eval: aborting running rollouts\n");
+        hard.abort();
+      } else process.exit(130);
+    };
+    process.on("SIGINT", onSigint);
+
+    const startedAt = new Date();
+    const reproducible = {
+      benchmark: entry.name,
+      split,
+      model,
+      baseURL: baseURL ?? null,
+      upstreamKind: kind,
+      gateway: config.engine.gateway ?? null,
+      dataDir: ev.dataDir ? resolve(ev.dataDir) : null,
+      maxExamples: ev.maxExamples ?? null,
+      taskIndices: ev.taskIndices ?? null,
+      taskCount: tasks.length,
+      attempts: ev.attempts,
+      concurrency: config.engine.concurrency,
+      timeoutSeconds: config.engine.timeoutSeconds,
+      infraRetries: config.engine.infraRetries,
+      samplingParams,
+      agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
+      evaluator: ev.evaluator ?? `grader:${entry.grader}`,
+      tokenizer: config.gateway.tokenizer ?? null,
+    };
+    console.error(
+      `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
+    );
+    try {
+      const writeEpisode = episodeWriter(output);
+      const result = await runRollouts(tasks, {
+        gateway,
+        rollout,
+        evaluator,
+        groupSize: ev.attempts,
+        concurrency: config.engine.concurrency,
+        timeoutMs: config.engine.timeoutSeconds * 1000,
+        infraRetries: config.engine.infraRetries,
+        model,
+        samplingParams,
+        isValidation: true,
+        runId: `eval-${entry.name}-${stamp}`,
+        signal: graceful.signal,
+        hardSignal: hard.signal,
+        onEpisode: writeEpisode,
+        progress: createProgress({ label: "rollouts" }),
+      });
+      const summary = summarize(result.episodes, {
+        benchmark: entry.name,
+        model,
+        agent: rollout.name,
+        attempts: ev.attempts,
+        cancelled: result.cancelled || graceful.signal.aborted,
+        metrics: result.metrics,
+        config: reproducible,
+        startedAt,
+      });
+      writeJsonAtomic(join(output, "results.json"), summary);
+      console.log(formatSummary(summary));
+      console.log(`  results: ${join(output, "results.json")}`);
+      if (summary.cancelled) return 130;
+      return summary.total === 0 ? 1 : 0;
+    } finally {
+      process.off("SIGINT", onSigint);
+      await gateway.close();
+    }
   }
 }

@@ -15,6 +15,7 @@ import {
   countdownLocalAgent,
   countdownRecipeTasks,
   ensureCountdownBase,
+  usesCountdownRecipe,
 } from "../trainer/countdown-recipe.js";
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
@@ -132,14 +133,6 @@ export function trainCommand(): Command {
       const r = await runTrainCommand(benchmark, config);
       process.exitCode = r.stoppedBy === "signal" ? 130 : 0;
     });
-}
-
-/** Whether `rllm train/eval <benchmark>` uses the local backend's built-in countdown recipe. */
-export function usesCountdownRecipe(
-  benchmark: string,
-  opts: { backend: string; agent?: string; dataDir?: string },
-): boolean {
-  return benchmark === "countdown" && opts.backend === "local" && !opts.agent && !opts.dataDir;
 }
 
 export async function runTrainCommand(

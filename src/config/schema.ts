@@ -118,6 +118,10 @@ export const EvalConfigSchema = z.strictObject({
   /** FILE[#export] of an evaluator; default the benchmark's grader. */
   evaluator: z.string().optional(),
   samplingParams: SamplingParamsSchema.default({}),
+  /** Serve the model from a local-backend checkpoint instead of calling a model server. */
+  backend: z.enum(["local"]).optional(),
+  /** The checkpoint the local backend serves (default for countdown: the recipe's base model). */
+  checkpoint: z.string().min(1).optional(),
 });
 
 export const RllmConfigSchema = z.strictObject({

@@ -40,6 +40,14 @@ export const COUNTDOWN_RECIPE = {
   maxTokens: 40,
 } as const;
 
+/** Whether `rllm train/eval <benchmark>` uses this recipe: countdown, local backend, no agent or data. */
+export function usesCountdownRecipe(
+  benchmark: string,
+  opts: { backend: string; agent?: string | undefined; dataDir?: string | undefined },
+): boolean {
+  return benchmark === "countdown" && opts.backend === "local" && !opts.agent && !opts.dataDir;
+}
+
 /** The user turn of a task: `3 7 12 -> 25`. */
 export function countdownPrompt(task: Task): string {
   const { numbers, target } = task.data as { numbers?: unknown; target?: unknown };

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { LocalBackend } from "../backends/local/backend.js";
+import { loadConfig } from "../config/index.js";
+import type { EvalResults } from "../engine/index.js";
+import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
+
+describe("rllm eval --backend local --checkpoint", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rllm-eval-local-"));
+  const ckpt = join(dir, "ckpt");
+  before(async () => {
+    const b = await LocalBackend.create({
+      model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 96 },
+      trainWorkers: 1,
+    });
+    await b.saveForSampler();
+    await b.save(ckpt);
+    await b.close();
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it("serves the checkpoint in process and evaluates the countdown recipe's held-out tasks", async () => {
+    const output = join(dir, "out");
+    const code = await runEvalCommand(
+      "countdown",
+      loadConfig({
+        env: {},
+        flags: evalFlagsToConfig({
+          backend: "local",
+          checkpoint: ckpt,
+          maxExamples: 4,
+          attempts: 2,
+          output,
+        }),
+      }),
+    );
+    assert.equal(code, 0);
+    const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+    assert.equal(r.total, 8);
+    assert.equal(r.infraFailed, 0);
+    assert.equal(r.agent, "countdown-local");
+    assert.ok(r.items.every((i) => i.taskId.startsWith("countdown/test/")));
+    assert.deepEqual(r.config.samplingParams, { max_tokens: 40 });
+    assert.equal(typeof r.passAtK["2"], "number");
+  });
+
+  it("refuses --backend local without a checkpoint off the recipe, and with --base-url", async () => {
+    await assert.rejects(
+      runEvalCommand(
+        "gsm8k",
+        loadConfig({ env: {}, flags: evalFlagsToConfig({ backend: "local" }) }),
+      ),
+      /--backend local needs --checkpoint DIR/,
+    );
+    await assert.rejects(
+      runEvalCommand(
+        "countdown",
+        loadConfig({
+          env: {},
+          flags: evalFlagsToConfig({
+            backend: "local",
+            checkpoint: ckpt,
+            baseUrl: "http://x:1/v1",
+          }),
+        }),
+      ),
+      /drop --base-url/,
+    );
+    await assert.rejects(
+      runEvalCommand(
+        "countdown",
+        loadConfig({ env: {}, flags: evalFlagsToConfig({ checkpoint: join(dir, "nope") }) }),
+      ),
+      /no checkpoint at .*nope/,
+    );
+  });
+});

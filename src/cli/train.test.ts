@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { LocalBackend } from "../backends/local/backend.js";
+import { loadConfig } from "../config/index.js";
+import { countdownBaseDir, ensureCountdownBase } from "../trainer/countdown-recipe.js";
+import { runTrainCommand, trainFlagsToConfig } from "./train.js";
+
+const run = promisify(execFile);
+const cli = join(import.meta.dirname, "index.ts");
+
+function lines(path: string): { step: number; tasks: { id: string; ordinal: number }[] }[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe("rllm train", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rllm-train-cli-"));
+  const ckpt = join(dir, "ckpt");
+  const cfg = join(dir, "config.json");
+  before(async () => {
+    const b = await LocalBackend.create({
+      model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 96 },
+      initStd: 0.05,
+      trainWorkers: 1,
+    });
+    await b.save(ckpt);
+    await b.close();
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        backend: { local: { trainWorkers: 1 } },
+        trainer: {
+          samplingParams: { temperature: 1, max_tokens: 8 },
+          valSamplingParams: { temperature: 1, max_tokens: 8 },
+        },
+        // the random model rarely solves a task: keep the groups so every step trains
+        algorithm: { dropZeroVarianceGroups: false },
+      }),
+    );
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it("kill -9 mid-run, then --resume: every task trained exactly once, steps continue", async () => {
+    const output = join(dir, "run");
+    const args = [
+      "--import",
+      "tsx",
+      cli,
+      "train",
+      "countdown",
+      "--checkpoint",
+      ckpt,
+      "--output",
+      output,
+      "--max-steps",
+      "8",
+      "--save-freq",
+      "2",
+      "--group-size",
+      "2",
+      "--batch-size",
+      "2",
+      "--val-freq",
+      "0",
+      "--val-examples",
+      "2",
+      "--val-attempts",
+      "1",
+      "--config",
+      cfg,
+    ];
+    const consumedPath = join(output, "consumed.jsonl");
+    const child: ChildProcess = spawn(process.execPath, args, { stdio: "ignore", detached: true });
+    const exited = new Promise((r) => child.once("exit", r));
+    // wait until step 3 is recorded (a checkpoint exists at step 2), then kill at once
+    const t0 = Date.now();
+    while (lines(consumedPath).length < 3) {
+      if (Date.now() - t0 > 120_000) throw new Error("the run made no progress");
+      if (child.exitCode !== null) throw new Error(`the run exited early (${child.exitCode})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    process.kill(-child.pid!, "SIGKILL");
+    await exited;
+    const before = lines(consumedPath).length;
+    assert.ok(before >= 3);
+
+    const { stderr } = await run(process.execPath, [...args, "--resume"]);
+    assert.match(stderr, /resume: step [2-8] from/);
+    const consumed = lines(consumedPath);
+    assert.deepEqual(
+      consumed.map((c) => c.step),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+      "each step once",
+    );
+    const ordinals = consumed.flatMap((c) => c.tasks.map((t) => t.ordinal)).sort((a, b) => a - b);
+    assert.deepEqual(
+      ordinals,
+      Array.from({ length: 16 }, (_, i) => i),
+      "each task once",
+    );
+    const steps = lines(join(output, "metrics.jsonl"))
+      .filter((m) => !(m as { final?: number }).final)
+      .map((m) => m.step);
+    assert.deepEqual(steps, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.match(stderr, /rllm train: 8 steps/);
+  });
+
+  it("bad flags are errors that say what to fix", async () => {
+    const fail = async (flags: Parameters<typeof trainFlagsToConfig>[0], re: RegExp) =>
+      assert.rejects(
+        (async () =>
+          runTrainCommand("countdown", loadConfig({ env: {}, flags: trainFlagsToConfig(flags) }), {
+            log: () => {},
+          }))(),
+        re,
+      );
+    await fail({ loss: "dpo" }, /algorithm\.loss/);
+    await fail({ resume: true }, /--resume needs --output DIR/);
+    await fail({ backend: "torch" }, /backend\.name/);
+    await fail(
+      { checkpoint: join(dir, "nope"), output: join(dir, "x") },
+      /no checkpoint at .*nope/,
+    );
+    await assert.rejects(
+      run(process.execPath, ["--import", "tsx", cli, "train", "countdown", "--group-size", "x"]),
+      /--group-size x: must be a non-negative integer/,
+    );
+  });
+
+  it("the recipe's base model is trained once and then read from the cache", async () => {
+    const home = join(dir, "home");
+    const log: string[] = [];
+    const a = await ensureCountdownBase({
+      home,
+      steps: 2,
+      trainWorkers: 1,
+      log: (l) => log.push(l),
+    });
+    assert.ok(a.startsWith(countdownBaseDir(home)));
+    assert.ok(existsSync(join(a, "rllm.json")));
+    assert.match(log[0]!, /not cached .* training it now/);
+    const n = log.length;
+    assert.equal(await ensureCountdownBase({ home, steps: 2, log: (l) => log.push(l) }), a);
+    assert.equal(log.length, n, "no training the second time");
+  });
+});
