@@ -219,6 +219,7 @@ export async function runTrainCommand(
     output,
     log: io.log,
     signal,
+    progress: Boolean(process.stderr.isTTY) && !io.signal,
   });
   try {
     backend.checkLoss(trainer.loss());

@@ -42,7 +42,8 @@ function config(trainer: Record<string, unknown>) {
       },
       engine: { concurrency: 16 },
       optim: { lr: 0.01 },
-      algorithm: { loss: { kind: "ppo" } },
+      // keep uniform groups too, so every step has rows to train on
+      algorithm: { loss: { kind: "ppo" }, dropZeroVarianceGroups: false },
     },
   });
 }

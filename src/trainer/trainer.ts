@@ -59,6 +59,8 @@ export interface AgentTrainerOptions {
   /** Stops after the current step (a checkpoint is written). */
   signal?: AbortSignal;
   onStep?: (metrics: StepMetrics) => void;
+  /** Redraw a progress line on stderr while a batch generates (a TTY). */
+  progress?: boolean;
 }
 
 export interface TrainResult {
@@ -333,22 +335,39 @@ export class AgentTrainer {
         pump();
         // groups that must be in this batch (they would get too stale), then fill oldest first
         const mustWait = inFlight.filter((f) => f.launchVersion <= version - staleness);
-        await Promise.all(mustWait.map((f) => f.promise));
+        const bar = this.o.progress
+          ? setInterval(() => {
+              const ready = inFlight.filter((f) => f.done).length;
+              const width = 20;
+              const filled = Math.min(width, Math.round((ready / tc.batchSize) * width));
+              process.stderr.write(
+                `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] step ${state.step + 1}/${maxSteps}: ${ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s\x1b[K`,
+              );
+            }, 250)
+          : undefined;
         const batch: InFlight[] = [];
-        const take = (f: InFlight) => {
-          batch.push(f);
-          inFlight.splice(inFlight.indexOf(f), 1);
-        };
-        for (const f of [...mustWait].slice(0, tc.batchSize)) take(f);
-        while (batch.length < tc.batchSize && inFlight.length > 0) {
-          const ready = inFlight
-            .filter((f) => f.done)
-            .sort((a, b) => a.launchVersion - b.launchVersion);
-          if (ready.length) {
-            take(ready[0]!);
-            continue;
+        try {
+          await Promise.all(mustWait.map((f) => f.promise));
+          const take = (f: InFlight) => {
+            batch.push(f);
+            inFlight.splice(inFlight.indexOf(f), 1);
+          };
+          for (const f of [...mustWait].slice(0, tc.batchSize)) take(f);
+          while (batch.length < tc.batchSize && inFlight.length > 0) {
+            const ready = inFlight
+              .filter((f) => f.done)
+              .sort((a, b) => a.launchVersion - b.launchVersion);
+            if (ready.length) {
+              take(ready[0]!);
+              continue;
+            }
+            await Promise.race(inFlight.map((f) => f.promise));
           }
-          await Promise.race(inFlight.map((f) => f.promise));
+        } finally {
+          if (bar) {
+            clearInterval(bar);
+            process.stderr.write("\r\x1b[K");
+          }
         }
         if (batch.length === 0) {
           stoppedBy = "data";

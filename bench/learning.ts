@@ -1,0 +1,113 @@
+/**
+ * Does `rllm train countdown` learn? The main job end to end on this machine's cores: the recipe's
+ * base model (built first if not cached, timed), `rllm eval` of it on the held-out puzzles, RL for
+ * a fixed wall-clock budget, `rllm eval` of the last checkpoint, and the curve in between
+ * (reward and validation pass@1 per step).
+ *
+ *   node --import tsx bench/learning.ts [--minutes 15] [--home DIR] [-- rllm train flags...]
+ *
+ * Prints the before/after pass@1 (the reference is the same held-out set before RL) and writes
+ * bench/results/learning.json. Target (issue 6): +20 points absolute within 15 minutes on 2 cores.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runEvalCommand } from "../src/cli/eval.js";
+import { runTrainCommand, type TrainFlags, trainFlagsToConfig } from "../src/cli/train.js";
+import { loadConfig } from "../src/config/index.js";
+import type { EvalResults } from "../src/engine/index.js";
+import { ensureCountdownBase } from "../src/trainer/countdown-recipe.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const minutes = Number(flag("--minutes") ?? 15);
+const home = flag("--home");
+if (home) process.env.RLLM_HOME = home;
+const dash = args.indexOf("--");
+const extra = dash >= 0 ? args.slice(dash + 1) : [];
+
+const results = join(ROOT, "bench", "results");
+const out = join(results, `learning-${Date.now()}`);
+mkdirSync(out, { recursive: true });
+const log = (l: string) => console.error(l);
+
+async function evalCheckpoint(checkpoint: string, name: string): Promise<EvalResults> {
+  const output = join(out, name);
+  await runEvalCommand(
+    "countdown",
+    loadConfig({
+      env: {},
+      flags: { eval: { backend: "local", checkpoint, attempts: 4, output } },
+    }),
+  );
+  return JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+}
+
+const t0 = performance.now();
+const base = await ensureCountdownBase({ log });
+const baseSeconds = (performance.now() - t0) / 1000;
+const before = await evalCheckpoint(base, "eval-before");
+
+// extra flags as `--key value` pairs for trainFlagsToConfig (camelCased keys)
+const parsed: Record<string, unknown> = {};
+for (let i = 0; i < extra.length; i++) {
+  const k = extra[i]!.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const v = extra[i + 1];
+  if (v === undefined || v.startsWith("--")) parsed[k] = true;
+  else {
+    parsed[k] = Number.isNaN(Number(v)) ? v : Number(v);
+    i++;
+  }
+}
+const trainOut = join(out, "train");
+const flags: TrainFlags = {
+  output: trainOut,
+  maxSeconds: minutes * 60,
+  valFreq: 20,
+  saveFreq: 50,
+  ...(parsed as TrainFlags),
+};
+const t1 = performance.now();
+const r = await runTrainCommand(
+  "countdown",
+  loadConfig({ env: {}, flags: trainFlagsToConfig(flags) }),
+  {
+    log,
+  },
+);
+const trainSeconds = (performance.now() - t1) / 1000;
+const after = await evalCheckpoint(join(r.lastCheckpoint!, "backend"), "eval-after");
+
+const curve = readFileSync(join(trainOut, "metrics.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l) as Record<string, number>);
+const rows = curve.filter((m) => m["val/pass@1"] !== undefined);
+console.log("\n| step | elapsed s | reward (mean of last 10 steps) | val pass@1 |");
+console.log("|---|---|---|---|");
+for (const m of rows) {
+  const recent = curve.filter(
+    (c) => c.step! <= m.step! && c.step! > m.step! - 10 && c["reward/mean"] !== undefined,
+  );
+  const reward = recent.length
+    ? recent.reduce((a, c) => a + c["reward/mean"]!, 0) / recent.length
+    : NaN;
+  console.log(
+    `| ${m.step}${m.final ? " (final)" : ""} | ${(m["time/elapsed_s"] ?? 0).toFixed(0)} | ${Number.isNaN(reward) ? "–" : reward.toFixed(3)} | ${(m["val/pass@1"]! * 100).toFixed(1)}% |`,
+  );
+}
+const gain = ((after.score ?? 0) - (before.score ?? 0)) * 100;
+console.log(
+  `\nbase model: ${baseSeconds.toFixed(0)} s (0 when cached); RL: ${r.steps} steps in ${trainSeconds.toFixed(0)} s`,
+);
+console.log(
+  `rllm eval countdown (200 held-out, 4 attempts, T=1): pass@1 ${((before.score ?? 0) * 100).toFixed(1)}% → ${((after.score ?? 0) * 100).toFixed(1)}%  (${gain >= 0 ? "+" : ""}${gain.toFixed(1)} points; target +20: ${gain >= 20 ? "PASS" : "FAIL"})`,
+);
+writeFileSync(
+  join(results, "learning.json"),
+  `${JSON.stringify({ minutes, flags, baseSeconds, trainSeconds, steps: r.steps, before: before.passAtK, after: after.passAtK, gain, curve }, null, 2)}\n`,
+);
