@@ -35,7 +35,7 @@ export const COUNTDOWN_RECIPE = {
   seeds: { sft: 11, train: 20_250_101, test: 20_250_202 },
   counts: { sft: 8_000, train: 8_000, test: 200 },
   model: { dModel: 128, nLayers: 2, nHeads: 4, maxSeqLen: 96 },
-  sft: { steps: 400, batchSize: 64, lr: 2e-3, warmupSteps: 20, seed: 0 },
+  sft: { steps: 800, batchSize: 64, lr: 2e-3, warmupSteps: 20, seed: 0 },
   initSeed: 0,
   maxTokens: 40,
 } as const;

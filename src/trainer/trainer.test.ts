@@ -83,7 +83,9 @@ describe("AgentTrainer", () => {
         await backend.close();
       }
     };
+    const t1 = performance.now();
     const r1 = await run(3, false);
+    const wall1 = (performance.now() - t1) / 1000;
     assert.equal(r1.steps, 3);
     assert.equal(r1.weightVersion, 3, "one new weight version per step");
     assert.equal(typeof r1.valBefore, "number");
@@ -109,7 +111,12 @@ describe("AgentTrainer", () => {
     }
     assert.equal(typeof metrics[2]!["val/pass@1"], "number", "validation at step 2");
     assert.equal(typeof metrics[2]!["val/pass@2"], "number");
-    assert.equal(readLatest(output)?.state.step, 3);
+    const saved = readLatest(output)!.state;
+    assert.equal(saved.step, 3);
+    assert.ok(
+      saved.elapsedSeconds > 0 && saved.elapsedSeconds <= wall1,
+      `training time ${saved.elapsedSeconds} s within the run's ${wall1} s`,
+    );
     assert.ok(existsSync(join(output, "checkpoints", "step-2", "backend", "rllm.json")));
     // traces carry the weight version they were sampled with
     const store = new Store({ path: join(output, "traces.db") });

@@ -273,7 +273,8 @@ export class AgentTrainer {
       stoppedBy: "steps",
     };
     const startedAt = performance.now();
-    const elapsed = () => state.elapsedSeconds + (performance.now() - startedAt) / 1000;
+    const elapsedBefore = state.elapsedSeconds; // training time of earlier runs (resume)
+    const elapsed = () => elapsedBefore + (performance.now() - startedAt) / 1000;
     let lastCheckpoint: string | undefined;
     let savedStep = -1;
     const save = async () => {
