@@ -231,7 +231,7 @@ export async function runEvalCommand(
     if (!dir)
       throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
     const ck = await loadLocalCheckpoint(dir);
-    const sc = config.backend.local.sampler;
+    const sc = config.backend.sampler;
     sampler = await LocalSampler.start({
       config: ck.config,
       params: ck.params,

@@ -54,7 +54,7 @@ describe("rllm sft", () => {
           valFreq: 9,
           saveFreq: 9,
         }),
-        backend: { local: { model: tinyModel, trainWorkers: 2, seed: 4, initStd: 0.05 } },
+        backend: { name: "local", model: tinyModel, trainWorkers: 2, seed: 4, initStd: 0.05 },
       } as never,
     });
     const lines: string[] = [];
@@ -86,7 +86,7 @@ describe("rllm sft", () => {
       loadConfig({
         flags: {
           ...sftFlagsToConfig({ trainFile: file, output: join(dir, "never"), overlong }),
-          backend: { local: { model: tinyModel, trainWorkers: 1 } },
+          backend: { name: "local", model: tinyModel, trainWorkers: 1 },
         } as never,
       });
     const cases: [string, RegExp][] = [

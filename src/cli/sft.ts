@@ -3,7 +3,13 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { LocalBackend } from "../backends/local/backend.js";
 import { renderSft } from "../backends/local/chat-format.js";
-import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
+import {
+  backendOptions,
+  ConfigError,
+  type ConfigLayer,
+  loadConfig,
+  type RllmConfig,
+} from "../config/index.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
 import { int, num } from "./flags.js";
 
@@ -30,7 +36,7 @@ export function sftFlagsToConfig(f: SftFlags): ConfigLayer {
   return {
     backend: {
       name: f.backend,
-      ...(f.checkpoint ? { local: { checkpoint: f.checkpoint } } : {}),
+      checkpoint: f.checkpoint,
     },
     optim: { lr: f.lr, warmupSteps: f.warmupSteps, schedule: f.schedule },
     sft: {
@@ -94,7 +100,7 @@ export async function runSftCommand(
     throw new ConfigError(`--backend ${config.backend.name}: rllm sft supports the local backend`);
   const output =
     sft.output ?? join("runs", `sft-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-  const backend = await LocalBackend.create(config.backend.local);
+  const backend = await LocalBackend.create(backendOptions(config.backend));
   const ac = new AbortController();
   const onSigint = () => {
     io.log("interrupted: finishing the step and saving the model");

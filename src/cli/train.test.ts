@@ -43,7 +43,7 @@ describe("rllm train", () => {
     writeFileSync(
       cfg,
       JSON.stringify({
-        backend: { local: { trainWorkers: 1 } },
+        backend: { name: "local", trainWorkers: 1 },
         trainer: {
           samplingParams: { temperature: 1, max_tokens: 8 },
           valSamplingParams: { temperature: 1, max_tokens: 8 },

@@ -8,7 +8,13 @@ import {
   getBenchmark,
   loadBenchmark,
 } from "../benchmarks/index.js";
-import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
+import {
+  backendOptions,
+  ConfigError,
+  type ConfigLayer,
+  loadConfig,
+  type RllmConfig,
+} from "../config/index.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
 import {
   COUNTDOWN_RECIPE,
@@ -63,7 +69,7 @@ export function trainFlagsToConfig(f: TrainFlags): ConfigLayer {
   return {
     backend: {
       name: f.backend,
-      ...(f.checkpoint ? { local: { checkpoint: f.checkpoint } } : {}),
+      checkpoint: f.checkpoint,
     },
     optim: { lr: f.lr },
     algorithm: {
@@ -198,7 +204,7 @@ export async function runTrainCommand(
 
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
-  let checkpoint = config.backend.local.checkpoint;
+  let checkpoint = config.backend.checkpoint;
   if (latest) checkpoint = join(latest.dir, "backend");
   else if (!checkpoint && recipe)
     checkpoint = await ensureCountdownBase({ log: io.log, home: io.home });
@@ -206,7 +212,7 @@ export async function runTrainCommand(
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
-  const backend = await LocalBackend.create({ ...config.backend.local, checkpoint });
+  const backend = await LocalBackend.create({ ...backendOptions(config.backend), checkpoint });
   const ac = new AbortController();
   const signal = io.signal ? AbortSignal.any([io.signal, ac.signal]) : ac.signal;
   const trainer = new AgentTrainer({

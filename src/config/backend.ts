@@ -66,11 +66,25 @@ export const LocalBackendConfigSchema = z.strictObject({
   sampler: LocalSamplerConfigSchema.default(LocalSamplerConfigSchema.parse({})),
 });
 
-export const BackendConfigSchema = z.strictObject({
-  /** Which backend trains (more register later: torch, tinker). */
-  name: z.enum(["local"]).default("local"),
-  local: LocalBackendConfigSchema.default(LocalBackendConfigSchema.parse({})),
-});
+/**
+ * The `backend` section: one strict schema per backend, told apart by `name`, so a knob the chosen
+ * backend does not have is an error that names it (more register later: torch, tinker).
+ */
+export const BackendConfigSchema = z.preprocess(
+  // `name` defaults to "local", so `backend: {trainWorkers: 1}` means the local backend's knob
+  (v) =>
+    typeof v === "object" && v !== null && !Array.isArray(v) && !("name" in v)
+      ? { ...v, name: "local" }
+      : v,
+  z.discriminatedUnion("name", [LocalBackendConfigSchema.extend({ name: z.literal("local") })]),
+);
+export type BackendConfig = z.infer<typeof BackendConfigSchema>;
+
+/** A backend section's own knobs (without `name`). */
+export function backendOptions<T extends { name: string }>(c: T): Omit<T, "name"> {
+  const { name: _name, ...rest } = c;
+  return rest;
+}
 
 /** AdamW and the learning-rate schedule; the trainer owns the schedule, the backend the update. */
 export const OptimConfigSchema = z.strictObject({

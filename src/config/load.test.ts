@@ -109,3 +109,22 @@ test("closest suggests only near misses", () => {
   assert.equal(closest("prot", ["port", "host"]), "port");
   assert.equal(closest("zzzzzzzz", ["port", "host"]), undefined);
 });
+
+test("the backend section: one strict schema per backend name, local by default", () => {
+  const c = loadConfig({ env: {}, flags: { backend: { trainWorkers: 1, checkpoint: "ck" } } });
+  assert.equal(c.backend.name, "local");
+  assert.equal(c.backend.trainWorkers, 1);
+  assert.equal(c.backend.sampler.workers, 1);
+  assert.throws(
+    () => loadConfig({ env: {}, flags: { backend: { sampler: { worker: 2 } } } }),
+    /unknown config key "backend\.sampler\.worker" .*did you mean "backend\.sampler\.workers"/,
+  );
+  assert.throws(
+    () => loadConfig({ env: {}, flags: { backend: { name: "torch" } } }),
+    /backend\.name/,
+  );
+  assert.throws(
+    () => loadConfig({ env: {}, flags: { backend: { model: { dModel: 30, nHeads: 4 } } } }),
+    /dModel 30 must be a multiple of nHeads 4/,
+  );
+});

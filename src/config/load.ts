@@ -137,7 +137,7 @@ function isPlainObject(v: unknown): v is ConfigLayer {
 
 /** Walks a layer against the schema and throws on the first unknown key, with a suggestion. */
 function checkKeys(value: unknown, schema: z.ZodType, path: string[], layerName: string): void {
-  const obj = unwrapObject(schema);
+  const obj = unwrapObject(schema, value);
   if (!obj || !isPlainObject(value)) return;
   const known = Object.keys(obj.shape);
   for (const [k, v] of Object.entries(value)) {
@@ -155,10 +155,26 @@ function checkKeys(value: unknown, schema: z.ZodType, path: string[], layerName:
   }
 }
 
-function unwrapObject(schema: z.ZodType): z.ZodObject | undefined {
+function unwrapObject(schema: z.ZodType, value?: unknown): z.ZodObject | undefined {
   let s: z.ZodType = schema;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 6; i++) {
     if (s instanceof z.ZodObject) return s;
+    if (s instanceof z.ZodPipe) {
+      s = s.out as z.ZodType; // z.preprocess(fn, schema): check keys against the schema
+      continue;
+    }
+    if (s instanceof z.ZodDiscriminatedUnion) {
+      // the member the value names (or the first, the default), e.g. backend.name
+      const key = s.def.discriminator;
+      const want = isPlainObject(value) ? value[key] : undefined;
+      const members = s.options as z.ZodType[];
+      s =
+        members.find((m) => {
+          const o = unwrapObject(m);
+          return o !== undefined && want !== undefined && o.shape[key]?.safeParse(want).success;
+        }) ?? members[0]!;
+      continue;
+    }
     if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) {
       s = s.unwrap() as z.ZodType;
       continue;

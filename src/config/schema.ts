@@ -131,7 +131,7 @@ export const RllmConfigSchema = z.strictObject({
   engine: EngineConfigSchema.default(EngineConfigSchema.parse({})),
   eval: EvalConfigSchema.default(EvalConfigSchema.parse({})),
   algorithm: AlgorithmConfigSchema.default(AlgorithmConfigSchema.parse({})),
-  backend: BackendConfigSchema.default(BackendConfigSchema.parse({})),
+  backend: BackendConfigSchema.default(BackendConfigSchema.parse({ name: "local" })),
   optim: OptimConfigSchema.default(OptimConfigSchema.parse({})),
   sft: SftConfigSchema.default(SftConfigSchema.parse({})),
   trainer: TrainerConfigSchema.default(TrainerConfigSchema.parse({})),

@@ -408,6 +408,8 @@ export class AgentTrainer {
           ...m,
           "time/gen_wait_s": (tGen - tStep) / 1000,
           "time/step_s": (performance.now() - tStep) / 1000,
+          // the share of the step the trainer sat waiting for generation (0 when fully overlapped)
+          "time/trainer_idle_fraction": (tGen - tStep) / Math.max(1e-9, performance.now() - tStep),
           "time/elapsed_s": elapsed(),
         };
         if (tc.valFreq > 0 && state.step % tc.valFreq === 0 && state.step < maxSteps)
