@@ -73,7 +73,10 @@ export const LocalBackendConfigSchema = z.strictObject({
 export const BackendConfigSchema = z.preprocess(
   // `name` defaults to "local", so `backend: {trainWorkers: 1}` means the local backend's knob
   (v) =>
-    typeof v === "object" && v !== null && !Array.isArray(v) && !("name" in v)
+    typeof v === "object" &&
+    v !== null &&
+    !Array.isArray(v) &&
+    (v as { name?: unknown }).name === undefined
       ? { ...v, name: "local" }
       : v,
   z.discriminatedUnion("name", [LocalBackendConfigSchema.extend({ name: z.literal("local") })]),
