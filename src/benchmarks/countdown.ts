@@ -90,7 +90,12 @@ function fnv1a(text: string): number {
  * of its key. Train keeps the others, so the splits cannot share a problem whatever their seeds.
  */
 export function isCountdownHeldOut(numbers: readonly number[], target: number): boolean {
-  return fnv1a(countdownKey(numbers, target)) % 10 === 0;
+  return countdownBucket(numbers, target) === 0;
+}
+
+/** Which tenth of the problem space a problem is in (0–9, by a hash of its key; 0 is held out). */
+export function countdownBucket(numbers: readonly number[], target: number): number {
+  return fnv1a(countdownKey(numbers, target)) % 10;
 }
 
 interface Node {

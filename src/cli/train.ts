@@ -110,7 +110,7 @@ export function trainCommand(): Command {
     .option("--evaluator <file[#export]>", "a module exporting an evaluator")
     .option("--group-size <n>", "attempts per task (GRPO group)", int("--group-size"))
     .option("--batch-size <n>", "tasks per step", int("--batch-size"))
-    .option("--lr <x>", "learning rate", num("--lr"))
+    .option("--lr <x>", "learning rate (default 1e-4)", num("--lr"))
     .option("--epochs <n>", "passes over the training tasks", int("--epochs"))
     .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
     .option("--max-seconds <s>", "stop after s seconds of training", num("--max-seconds"))

@@ -91,7 +91,8 @@ export function backendOptions<T extends { name: string }>(c: T): Omit<T, "name"
 
 /** AdamW and the learning-rate schedule; the trainer owns the schedule, the backend the update. */
 export const OptimConfigSchema = z.strictObject({
-  lr: z.number().positive().max(10).default(1e-3),
+  /** Peak learning rate (default: 1e-3 for rllm sft, 1e-4 for rllm train). */
+  lr: z.number().positive().max(10).optional(),
   warmupSteps: z.number().int().min(0).default(0),
   schedule: z.enum(["constant", "linear", "cosine"]).default("constant"),
   /** Where linear/cosine decay ends, as a fraction of lr. */

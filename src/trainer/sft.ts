@@ -117,6 +117,9 @@ export type SftBackend = Pick<
 
 const CROSS_ENTROPY = LossSpecSchema.parse({ kind: "cross_entropy" });
 
+/** The learning rate of rllm sft when none is configured. */
+export const SFT_DEFAULT_LR = 1e-3;
+
 export interface SftStepMetrics {
   step: number;
   epoch: number;
@@ -193,7 +196,7 @@ export async function runSft(o: SftOptions): Promise<SftResult> {
   const metricsFile = o.output ? join(o.output, "metrics.jsonl") : undefined;
   if (o.output) mkdirSync(o.output, { recursive: true });
   const schedule = {
-    lr: o.optim.lr,
+    lr: o.optim.lr ?? SFT_DEFAULT_LR,
     warmupSteps: o.optim.warmupSteps,
     totalSteps: total,
     decay: o.optim.schedule,

@@ -93,6 +93,9 @@ interface InFlight {
 
 const TIS_CAP_DEFAULT = 2;
 
+/** The learning rate of rllm train when none is configured (tuned on the local countdown recipe). */
+export const RL_DEFAULT_LR = 1e-4;
+
 function mean(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
@@ -465,7 +468,7 @@ export class AgentTrainer {
     m["staleness/launch_max"] = Math.max(...groups.map((g) => version - g.launchVersion));
     const lr = learningRate(
       {
-        lr: optim.lr,
+        lr: optim.lr ?? RL_DEFAULT_LR,
         warmupSteps: optim.warmupSteps,
         totalSteps: maxSteps,
         decay: optim.schedule,
