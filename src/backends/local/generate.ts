@@ -76,6 +76,13 @@ interface Scratch {
   w: Float64Array; // scaled logits, then probabilities
   order: Int32Array; // token ids by decreasing logit
   keep: Uint8Array;
+  /**
+   * Set by sampleRow: the row's max logit and Σ_j w[j] over every token in id order. At
+   * temperature 1, w[j] = exp(z_j − max), so max + log(sum) is exactly what logSumExp returns
+   * (the same numbers added in the same order), and the row needs no second pass of exp.
+   */
+  max: number;
+  sum: number;
 }
 
 /**
@@ -113,10 +120,28 @@ function sampleRow(
   let m = Number.NEGATIVE_INFINITY;
   for (let j = 0; j < V; j++) m = Math.max(m, z[off + j]!);
   const w = s.w;
-  for (let j = 0; j < V; j++) w[j] = Math.exp((z[off + j]! - m) / temperature);
+  let all = 0;
+  for (let j = 0; j < V; j++) {
+    w[j] = Math.exp((z[off + j]! - m) / temperature);
+    all += w[j]!;
+  }
+  s.max = m;
+  s.sum = all;
+  const truncK = topK > 0 && topK < V;
+  if (!truncK && topP >= 1) {
+    // every token kept: the loops below without the mask (the same sums in the same order)
+    const target = u * all;
+    let acc = 0;
+    let token = -1;
+    for (let j = 0; j < V; j++) {
+      token = j;
+      acc += w[j]!;
+      if (acc > target) break;
+    }
+    return { token, logprob: Math.log(w[token]! / all) };
+  }
   const keep = s.keep;
   keep.fill(1);
-  const truncK = topK > 0 && topK < V;
   if (truncK || topP < 1) {
     const order = s.order;
     for (let j = 0; j < V; j++) order[j] = j;
@@ -220,6 +245,8 @@ export function generate(model: Gpt, options: GenerateOptions): GeneratedSequenc
     w: new Float64Array(V),
     order: new Int32Array(V),
     keep: new Uint8Array(V),
+    max: 0,
+    sum: 0,
   };
   while (rows.length > 0) {
     const nextRows: number[] = [];
@@ -240,8 +267,11 @@ export function generate(model: Gpt, options: GenerateOptions): GeneratedSequenc
         token = r2.token;
         samplingLogprob = r2.logprob;
       }
-      // rounded to float32 as the trainer's logprob buffer is, so the two agree exactly
-      const logprob = Math.fround(logits[off + token]! - logSumExp(logits, off, V));
+      // rounded to float32 as the trainer's logprob buffer is, so the two agree exactly; at
+      // temperature 1 sampleRow has already summed exp(z − max) (see Scratch)
+      const lz =
+        temperature === 1 ? scratch.max + Math.log(scratch.sum) : logSumExp(logits, off, V);
+      const logprob = Math.fround(logits[off + token]! - lz);
       seq.tokenIds.push(token);
       seq.logprobs.push(logprob);
       seq.samplingLogprobs.push(samplingLogprob);

@@ -17,6 +17,9 @@
  * Storage: every parameter, gradient and activation lives in one WebAssembly.Memory (a Float32Array
  * `heap` over it), addressed by float offsets, so the wasm SIMD GEMM (kernels/gemm-wasm.ts) reads
  * and writes them in place. Where wasm SIMD is unavailable, the same calls go to kernels/gemm-js.ts.
+ * The elementwise and row-wise work (GELU, LayerNorm, softmaxes, RoPE, bias sums, residual adds,
+ * decode's matrix–vector products) runs in wasm SIMD too (kernels/ops-wasm.ts) where the widths are
+ * multiples of 4, in float32; the plain-JS loops below remain for other widths and kernel "js".
  * Matrices are row-major; a [rows × cols] activation holds one row per token (B·T rows).
  *
  * GELU is the tanh approximation everywhere (sampler and trainer use {@link gelu} from here):
@@ -31,6 +34,7 @@ import {
 import { mulberry32 } from "../../random.js";
 import { gemmJs } from "./kernels/gemm-js.js";
 import { type GemmExports, gemmWorkspaceBytes, instantiateGemm } from "./kernels/gemm-wasm.js";
+import { instantiateOps, type OpsExports } from "./kernels/ops-wasm.js";
 
 export interface GptConfig {
   vocabSize: number;
@@ -113,6 +117,7 @@ interface LayerActs {
   ln2Rstd: Slice;
   u: Slice; // MLP pre-activation [N×F]
   g: Slice; // GELU(u) [N×F]
+  gd: Slice; // GELU'(u) [N×F] (wasm ops only; empty otherwise)
 }
 
 /** Views into buffers the model reuses: valid until the next forward. */
@@ -151,6 +156,46 @@ interface KvState {
   ws: number; // GEMM workspace, byte offset
   ropeCos: Float32Array;
   ropeSin: Float32Array;
+  /** The same tables in the heap, for the wasm rope (as the forward uses), when it applies. */
+  ropeHeap: { cos: Slice; sin: Slice } | undefined;
+}
+
+/**
+ * Bench instrumentation (bench/local-backend.ts): while a profile is set, forward, backward and
+ * decodeStep add the milliseconds of each of their phases into `ms` (GEMM calls under "gemm" only,
+ * not in the phase around them). Off by default; a disabled check costs one branch per phase.
+ */
+export interface PhaseProfile {
+  ms: Record<string, number>;
+}
+
+let profile: PhaseProfile | undefined;
+let lapStart = 0;
+let gemmSinceLap = 0;
+/** The phase GEMM time is charged to: "gemm", or "gemm (attention)" inside attention. */
+let gemmPhase = "gemm";
+
+/** Turns the per-phase timer on (a profile to add into) or off (undefined). */
+export function setPhaseProfile(p: PhaseProfile | undefined): void {
+  profile = p;
+  lapStart = performance.now();
+  gemmSinceLap = 0;
+}
+
+/** Starts timing (at the top of forward/backward/decodeStep). */
+function lapReset(): void {
+  if (!profile) return;
+  lapStart = performance.now();
+  gemmSinceLap = 0;
+}
+
+/** Charges the time since the last lap (less the GEMMs inside it) to `phase`. */
+function lap(phase: string): void {
+  if (!profile) return;
+  const now = performance.now();
+  profile.ms[phase] = (profile.ms[phase] ?? 0) + (now - lapStart - gemmSinceLap);
+  lapStart = now;
+  gemmSinceLap = 0;
 }
 
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
@@ -197,7 +242,8 @@ function geluBackward(h: Float32Array, x: number, dy: number, n: number): void {
 
 /**
  * In place: row[0..n) ← softmax(row[0..n)·scale), the attention softmax of one query over its n
- * visible keys. Shared by the training forward and the KV-cache decode so both round alike.
+ * visible keys: the plain-JS path of the training forward (T not a multiple of 4, or no wasm ops)
+ * and of the KV-cache decode (head size not a multiple of 4).
  */
 function softmaxScaledPrefix(h: Float32Array, r: number, n: number, scale: number): void {
   let m = Number.NEGATIVE_INFINITY;
@@ -272,6 +318,10 @@ export function gptParamLayout(config: GptConfig): ParamInfo[] {
 }
 
 const PAGE = 65536;
+/** Query rows per block of the blocked causal attention (rows of ≤ 2 blocks are done whole). */
+const ATTN_BLOCK = 64;
+/** Up to this many rows, linear layers and the head use the wasm GEMV (decode steps). */
+const GEMV_ROWS = 4;
 
 export class Gpt {
   readonly config: GptConfig;
@@ -282,6 +332,11 @@ export class Gpt {
   private memory: WebAssembly.Memory;
   private heap: Float32Array;
   private wasm: GemmExports | undefined;
+  /** wasm SIMD elementwise/row-wise ops, where dModel and the MLP width are multiples of 4. */
+  private ops: OpsExports | undefined;
+  /** The log-softmax over the vocabulary in wasm too (vocabSize a multiple of 4). */
+  private opsVocab = false;
+  private vocabStats: Slice = { off: 0, size: 0 }; // [N×3]: max, Σ exp, Σ exp·z per row
   private top = 0; // bump allocator, in floats
   private readonly paramBase: Slice;
   private readonly gradBase: Slice;
@@ -297,6 +352,11 @@ export class Gpt {
   private kv: KvState | undefined;
   private ropeCos = new Float32Array(0);
   private ropeSin = new Float32Array(0);
+  /** The RoPE tables in the heap too, for the wasm rope (empty without it). */
+  private ropeHeap: { cos: Slice; sin: Slice } = {
+    cos: { off: 0, size: 0 },
+    sin: { off: 0, size: 0 },
+  };
 
   // activations of the last forward
   private shape = { B: 0, T: 0 };
@@ -317,7 +377,7 @@ export class Gpt {
   private dh: Slice = { off: 0, size: 0 };
   private dqkv: Slice = { off: 0, size: 0 };
   private dbig: Slice = { off: 0, size: 0 }; // [N×max(F, V)]
-  private dS: Slice = { off: 0, size: 0 }; // [T×T]
+  private dS: Slice = { off: 0, size: 0 }; // [T×T], rows padded to ⌈T/4⌉·4 with the wasm ops
   private ws = 0; // GEMM workspace, byte offset
   private cacheValid = false;
 
@@ -338,6 +398,11 @@ export class Gpt {
     if (options.kernel !== "js") {
       try {
         this.wasm = instantiateGemm(this.memory).exports;
+        const F = D * config.mlpRatio;
+        if (D % 4 === 0 && Number.isInteger(F) && F % 4 === 0) {
+          this.ops = instantiateOps(this.memory);
+          this.opsVocab = config.vocabSize % 4 === 0;
+        }
       } catch {
         this.wasm = undefined; // no WebAssembly SIMD here: gemm-js does the matmuls
       }
@@ -454,6 +519,16 @@ export class Gpt {
     return this.heap.subarray(s.off, s.off + s.size);
   }
 
+  /** heap[dst..+n) += heap[src..+n). */
+  private addInto(dst: number, src: number, n: number): void {
+    if (this.ops) {
+      this.ops.vadd(dst * 4, src * 4, dst * 4, n);
+      return;
+    }
+    const h = this.heap;
+    for (let i = 0; i < n; i++) h[dst + i] = h[dst + i]! + h[src + i]!;
+  }
+
   /** (Re)allocates the activations for a B×T batch; a no-op when the shape is unchanged. */
   private prepare(B: number, T: number): void {
     if (B === this.shape.B && T === this.shape.T) return;
@@ -467,7 +542,7 @@ export class Gpt {
       ln1Mean: this.alloc(N),
       ln1Rstd: this.alloc(N),
       qkv: this.alloc(N * 3 * D),
-      probs: this.alloc(B * H * T * T),
+      probs: this.alloc(B * H * T * ((T + 3) & ~3)), // rows padded to whole vectors (wasm ops)
       att: this.alloc(N * D),
       xMid: this.alloc(N * D),
       ln2: this.alloc(N * D),
@@ -475,6 +550,7 @@ export class Gpt {
       ln2Rstd: this.alloc(N),
       u: this.alloc(N * F),
       g: this.alloc(N * F),
+      gd: this.alloc(this.ops ? N * F : 0),
     }));
     this.xFinal = this.alloc(N * D);
     this.lnf = this.alloc(N * D);
@@ -485,14 +561,25 @@ export class Gpt {
     this.dh = this.alloc(N * D);
     this.dqkv = this.alloc(N * 3 * D);
     this.dbig = this.alloc(N * Math.max(F, V));
-    this.dS = this.alloc(T * T);
+    this.dS = this.alloc(T * ((T + 3) & ~3));
     const maxK = Math.max(N, V, F, D, T);
     const wsFloats = Math.ceil(gemmWorkspaceBytes(maxK) / 4) + 16;
     this.ws = this.alloc(wsFloats).off * 4;
+    this.vocabStats = this.alloc(this.opsVocab ? 3 * N : 0);
     this.logZ = new Float64Array(N);
     this.out = { logprobs: new Float32Array(N), entropy: new Float32Array(N) };
     this.shape = { B, T };
-    if (this.config.positional === "rope") this.ropeTables(T);
+    if (this.config.positional === "rope") {
+      this.ropeTables(T);
+      if (this.ops && (D / H / 2) % 4 === 0) {
+        this.ropeHeap = {
+          cos: this.alloc(this.ropeCos.length),
+          sin: this.alloc(this.ropeSin.length),
+        };
+        this.heap.set(this.ropeCos, this.ropeHeap.cos.off);
+        this.heap.set(this.ropeSin, this.ropeHeap.sin.off);
+      } else this.ropeHeap = { cos: { off: 0, size: 0 }, sin: { off: 0, size: 0 } };
+    }
   }
 
   /**
@@ -513,6 +600,7 @@ export class Gpt {
     ldc: number,
     accumulate: boolean,
   ): void {
+    const t0 = profile ? performance.now() : 0;
     if (this.wasm) {
       this.wasm.gemm(
         M,
@@ -549,6 +637,15 @@ export class Gpt {
         accumulate,
       });
     }
+    if (profile) this.chargeGemm(t0);
+  }
+
+  /** Profile: the time since t0 was a GEMM (or GEMV). */
+  private chargeGemm(t0: number): void {
+    if (!profile) return;
+    const d = performance.now() - t0;
+    profile.ms[gemmPhase] = (profile.ms[gemmPhase] ?? 0) + d;
+    gemmSinceLap += d;
   }
 
   /** Y[N×out] = X[N×in]·W[in×out] + bias. */
@@ -563,7 +660,13 @@ export class Gpt {
   ): void {
     const h = this.heap;
     for (let i = 0; i < N; i++) h.copyWithin(y + i * nOut, bias.off, bias.off + nOut);
-    this.mm(N, nOut, nIn, x, nIn, 1, w.off, nOut, 1, y, nOut, true);
+    if (this.ops && N <= GEMV_ROWS && nOut % 4 === 0) {
+      // a few rows (decode): matrix–vector products, no packing
+      const t0 = profile ? performance.now() : 0;
+      this.ops.gemv_nn(N, nOut, nIn, x * 4, nIn, w.off * 4, nOut, y * 4, nOut, 1);
+      if (profile) this.chargeGemm(t0);
+    } else this.mm(N, nOut, nIn, x, nIn, 1, w.off, nOut, 1, y, nOut, true);
+    lap("bias/residual");
   }
 
   /**
@@ -585,11 +688,14 @@ export class Gpt {
     this.mm(nIn, nOut, N, x, 1, nIn, dy, nOut, 1, w.off + g, nOut, true);
     const h = this.heap;
     const db = bias.off + g;
-    for (let i = 0; i < N; i++) {
-      const r = dy + i * nOut;
-      for (let j = 0; j < nOut; j++) h[db + j] = h[db + j]! + h[r + j]!;
-    }
+    if (this.ops && nOut % 4 === 0) this.ops.colsum(db * 4, dy * 4, N, nOut);
+    else
+      for (let i = 0; i < N; i++) {
+        const r = dy + i * nOut;
+        for (let j = 0; j < nOut; j++) h[db + j] = h[db + j]! + h[r + j]!;
+      }
     this.mm(N, nIn, nOut, dy, nOut, 1, w.off, 1, nOut, dxOff, nIn, accumulateDx);
+    lap("bias/residual");
   }
 
   /** y = (x − μ)/σ · gain + bias per row of D, σ = √(var + ε); keeps μ and 1/σ. */
@@ -604,6 +710,12 @@ export class Gpt {
   ): void {
     const D = this.config.dModel;
     const h = this.heap;
+    if (this.ops) {
+      const o = this.ops;
+      o.ln_fwd(x * 4, gain.off * 4, bias.off * 4, y * 4, mean.off * 4, rstd.off * 4, N, D);
+      lap("layernorm");
+      return;
+    }
     for (let i = 0; i < N; i++) {
       const r = x + i * D;
       let s = 0;
@@ -621,6 +733,7 @@ export class Gpt {
       for (let j = 0; j < D; j++)
         h[o + j] = (h[r + j]! - mu) * rs * h[gain.off + j]! + h[bias.off + j]!;
     }
+    lap("layernorm");
   }
 
   /**
@@ -643,6 +756,22 @@ export class Gpt {
     const g = this.gradBase.off - this.paramBase.off;
     const dg = gain.off + g;
     const db = bias.off + g;
+    if (this.ops) {
+      this.ops.ln_bwd(
+        x * 4,
+        gain.off * 4,
+        mean.off * 4,
+        rstd.off * 4,
+        dy * 4,
+        dxOff * 4,
+        dg * 4,
+        db * 4,
+        N,
+        D,
+      );
+      lap("layernorm");
+      return;
+    }
     for (let i = 0; i < N; i++) {
       const r = x + i * D;
       const d = dy + i * D;
@@ -667,6 +796,7 @@ export class Gpt {
         h[o + j] = h[o + j]! + rs * (dxh - mD - xh * mDX);
       }
     }
+    lap("layernorm");
   }
 
   /** RoPE tables for positions < T (see {@link ropeTable}). */
@@ -685,6 +815,12 @@ export class Gpt {
     const { dModel: D, nHeads: H } = this.config;
     const hd = D / H;
     const half = hd / 2;
+    if (this.ops && this.ropeHeap.cos.size > 0) {
+      const { cos, sin } = this.ropeHeap;
+      this.ops.rope(qkv * 4, cos.off * 4, sin.off * 4, B * T, T, 3 * D, 2 * H, half, sign);
+      lap("rope");
+      return;
+    }
     const h = this.heap;
     const cs = this.ropeCos;
     const sn = this.ropeSin;
@@ -701,6 +837,79 @@ export class Gpt {
             h[o + i] = x1 * c - x2 * s;
             h[o + i + half] = x2 * c + x1 * s;
           }
+        }
+      }
+    lap("rope");
+  }
+
+  /**
+   * Causal attention of every (sequence, head) with the wasm ops (rows of P padded to a multiple
+   * of 4 floats), in row blocks of ATTN_BLOCK queries: block [i0, i1) only needs keys < i1, so the score and P·V
+   * products skip the blocks above the diagonal (half the work for long rows). Probabilities are
+   * kept in probs (0 above the diagonal, as in the plain path).
+   */
+  private attentionForward(A: LayerActs, B: number, T: number): void {
+    const { dModel: D, nHeads: H } = this.config;
+    const hd = D / H;
+    const scale = 1 / Math.sqrt(hd);
+    const ops = this.ops!;
+    const TB = T <= 2 * ATTN_BLOCK ? T : ATTN_BLOCK;
+    const Tp = (T + 3) & ~3; // rows of P padded to whole vectors
+    for (let b = 0; b < B; b++)
+      for (let head = 0; head < H; head++) {
+        const q = A.qkv.off + b * T * 3 * D + head * hd;
+        const k = q + D;
+        const v = q + 2 * D;
+        const p = A.probs.off + (b * H + head) * T * Tp;
+        const a = A.att.off + b * T * D + head * hd;
+        for (let i0 = 0; i0 < T; i0 += TB) {
+          const i1 = Math.min(T, i0 + TB);
+          const rows = i1 - i0;
+          // S = q·kᵀ for rows [i0, i1), keys [0, i1)
+          this.mm(rows, i1, hd, q + i0 * 3 * D, 3 * D, 1, k, 1, 3 * D, p + i0 * Tp, Tp, false);
+          ops.attn_softmax((p + i0 * Tp) * 4, rows, Tp, i0 + 1, scale);
+          // a = P·v
+          this.mm(rows, hd, i1, p + i0 * Tp, Tp, 1, v, 3 * D, 1, a + i0 * D, D, false);
+        }
+      }
+  }
+
+  /** Backward of {@link attentionForward}: dq, dk, dv into dqkv, from datt in dh. */
+  private attentionBackward(A: LayerActs, B: number, T: number): void {
+    const { dModel: D, nHeads: H } = this.config;
+    const hd = D / H;
+    const scale = 1 / Math.sqrt(hd);
+    const ops = this.ops!;
+    const TB = T <= 2 * ATTN_BLOCK ? T : ATTN_BLOCK;
+    const Tp = (T + 3) & ~3;
+    const D3 = 3 * D;
+    const dS = this.dS.off;
+    for (let b = 0; b < B; b++)
+      for (let head = 0; head < H; head++) {
+        const base = b * T * D3 + head * hd;
+        const q = A.qkv.off + base;
+        const k = q + D;
+        const v = q + 2 * D;
+        const dq = this.dqkv.off + base;
+        const dk = dq + D;
+        const dv = dq + 2 * D;
+        const p = A.probs.off + (b * H + head) * T * Tp;
+        const da = this.dh.off + b * T * D + head * hd;
+        for (let i0 = 0; i0 < T; i0 += TB) {
+          const i1 = Math.min(T, i0 + TB);
+          const rows = i1 - i0;
+          const pb = p + i0 * Tp;
+          const sb = dS + i0 * Tp;
+          // a = P·v:  dP = da·vᵀ,  dv = Pᵀ·da (keys < i0 accumulate, keys [i0, i1) start here)
+          this.mm(rows, i1, hd, da + i0 * D, D, 1, v, 1, D3, sb, Tp, false);
+          if (i0 > 0) this.mm(i0, hd, rows, pb, 1, Tp, da + i0 * D, D, 1, dv, D3, true);
+          this.mm(rows, hd, rows, pb + i0, 1, Tp, da + i0 * D, D, 1, dv + i0 * D3, D3, false);
+          // P = softmax(S·s):  dS = s·P·(dP − Σ dP·P)
+          ops.softmax_bwd(sb * 4, pb * 4, rows, Tp, (i1 + 3) & ~3, scale); // P is 0 past i1
+          // S = q·kᵀ:  dq = dS·k,  dk = dSᵀ·q
+          this.mm(rows, hd, i1, sb, Tp, 1, k, D3, 1, dq + i0 * D3, D3, false);
+          if (i0 > 0) this.mm(i0, hd, rows, sb, 1, Tp, q + i0 * D3, D3, 1, dk, D3, true);
+          this.mm(rows, hd, rows, sb + i0, 1, Tp, q + i0 * D3, D3, 1, dk + i0 * D3, D3, false);
         }
       }
   }
@@ -728,6 +937,7 @@ export class Gpt {
     this.tokens = tokens.slice();
     const h = this.heap;
 
+    lapReset();
     // x⁰ = wte[tok] + wpe[pos]
     const x0 = this.acts.length > 0 ? this.acts[0]!.x.off : this.xFinal.off;
     for (let i = 0; i < N; i++) {
@@ -741,6 +951,7 @@ export class Gpt {
       }
     }
 
+    lap("embedding");
     const scale = 1 / Math.sqrt(hd);
     for (let l = 0; l < this.layers.length; l++) {
       const P = this.layers[l]!;
@@ -749,33 +960,44 @@ export class Gpt {
       this.layerNorm(A.x.off, P.ln1g, P.ln1b, A.ln1.off, A.ln1Mean, A.ln1Rstd, N);
       this.linear(A.ln1.off, P.wqkv, P.bqkv, A.qkv.off, N, D, 3 * D);
       if (this.config.positional === "rope") this.rope(A.qkv.off, B, T, 1);
-      for (let b = 0; b < B; b++)
-        for (let head = 0; head < H; head++) {
-          const q = A.qkv.off + b * T * 3 * D + head * hd;
-          const k = q + D;
-          const v = q + 2 * D;
-          const p = A.probs.off + (b * H + head) * T * T;
-          // S = q·kᵀ  [T×T]
-          this.mm(T, T, hd, q, 3 * D, 1, k, 1, 3 * D, p, T, false);
-          // P = softmax(S/√d_head) over j ≤ i (causal); entries j > i are 0
-          for (let i = 0; i < T; i++) {
-            const r = p + i * T;
-            softmaxScaledPrefix(h, r, i + 1, scale);
-            for (let j = i + 1; j < T; j++) h[r + j] = 0;
+      gemmPhase = "gemm (attention)";
+      // (the head size too, as decode's attn_decode needs: both paths must round alike)
+      if (this.ops && hd % 4 === 0) this.attentionForward(A, B, T);
+      else
+        for (let b = 0; b < B; b++)
+          for (let head = 0; head < H; head++) {
+            const q = A.qkv.off + b * T * 3 * D + head * hd;
+            const k = q + D;
+            const v = q + 2 * D;
+            const p = A.probs.off + (b * H + head) * T * T;
+            // S = q·kᵀ  [T×T]
+            this.mm(T, T, hd, q, 3 * D, 1, k, 1, 3 * D, p, T, false);
+            // P = softmax(S/√d_head) over j ≤ i (causal); entries j > i are 0
+            for (let i = 0; i < T; i++) {
+              const r = p + i * T;
+              softmaxScaledPrefix(h, r, i + 1, scale);
+              for (let j = i + 1; j < T; j++) h[r + j] = 0;
+            }
+            // a = P·v, written into this head's columns of att
+            this.mm(T, hd, T, p, T, 1, v, 3 * D, 1, A.att.off + b * T * D + head * hd, D, false);
           }
-          // a = P·v, written into this head's columns of att
-          this.mm(T, hd, T, p, T, 1, v, 3 * D, 1, A.att.off + b * T * D + head * hd, D, false);
-        }
+      gemmPhase = "gemm";
+      lap("attention");
       // x_mid = x + a·Wo + bo
       this.linear(A.att.off, P.wo, P.bo, A.xMid.off, N, D, D);
-      for (let i = 0; i < N * D; i++) h[A.xMid.off + i] = h[A.xMid.off + i]! + h[A.x.off + i]!;
+      this.addInto(A.xMid.off, A.x.off, N * D);
+      lap("bias/residual");
       // MLP sub-block: x_next = x_mid + GELU(LN₂(x_mid)·W1 + b1)·W2 + b2
       this.layerNorm(A.xMid.off, P.ln2g, P.ln2b, A.ln2.off, A.ln2Mean, A.ln2Rstd, N);
       this.linear(A.ln2.off, P.w1, P.b1, A.u.off, N, D, F);
-      geluForward(h, A.u.off, A.g.off, N * F);
+      if (this.ops)
+        this.ops.gelu(A.u.off * 4, A.g.off * 4, opts.needCache ? A.gd.off * 4 : 0, N * F);
+      else geluForward(h, A.u.off, A.g.off, N * F);
+      lap("gelu");
       const next = l + 1 < this.layers.length ? this.acts[l + 1]!.x.off : this.xFinal.off;
       this.linear(A.g.off, P.w2, P.b2, next, N, F, D);
-      for (let i = 0; i < N * D; i++) h[next + i] = h[next + i]! + h[A.xMid.off + i]!;
+      this.addInto(next, A.xMid.off, N * D);
+      lap("bias/residual");
     }
 
     // z = LN_f(x)·wteᵀ
@@ -789,39 +1011,65 @@ export class Gpt {
       N,
     );
     this.mm(N, V, D, this.lnf.off, D, 1, this.wte.off, 1, D, this.logitsS.off, V, false);
+    lap("head");
 
     // log-softmax of each row: logZ = logsumexp(z); H = logZ − Σ p·z. The probabilities p are
     // kept (in dbig, the backward's dz buffer) so that the backward needs no exp.
     const z = this.logitsS.off;
     const probs = this.dbig.off;
     const { logprobs, entropy } = this.out;
-    for (let i = 0; i < N; i++) {
-      const r = z + i * V;
-      const pr = probs + i * V;
-      let m = Number.NEGATIVE_INFINITY;
-      for (let j = 0; j < V; j++) m = Math.max(m, h[r + j]!);
-      let s = 0;
-      let sz = 0;
-      for (let j = 0; j < V; j++) {
-        const e = Math.exp(h[r + j]! - m);
-        h[pr + j] = e;
-        s += e;
-        sz += e * h[r + j]!;
+    if (this.ops && this.opsVocab) {
+      // p for the backward in wasm (with per row max, Σ exp(z − max), Σ exp(z − max)·z in float32,
+      // for the entropy); log Z itself in float64 as below and as generate.ts's logSumExp forms it,
+      // so that a sampled token's logprob and this one are the same float
+      const st = this.vocabStats.off;
+      this.ops.softmax_rows(z * 4, probs * 4, st * 4, N, V);
+      for (let i = 0; i < N; i++) {
+        const r = z + i * V;
+        const m = h[st + 3 * i]!;
+        let s64 = 0;
+        for (let j = 0; j < V; j++) s64 += Math.exp(h[r + j]! - m);
+        const s = h[st + 3 * i + 1]!;
+        const lz = m + Math.log(s64);
+        this.logZ[i] = lz;
+        if (i % T !== T - 1) {
+          logprobs[i + 1] = h[z + i * V + tokens[i + 1]!]! - lz;
+          entropy[i + 1] = lz - h[st + 3 * i + 2]! / s;
+        }
+        if (i % T === 0) {
+          logprobs[i] = 0;
+          entropy[i] = 0;
+        }
       }
-      const inv = 1 / s;
-      for (let j = 0; j < V; j++) h[pr + j] = h[pr + j]! * inv;
-      const lz = m + Math.log(s);
-      this.logZ[i] = lz;
-      // row i predicts the token at position i+1 of the same sequence
-      if (i % T !== T - 1) {
-        logprobs[i + 1] = h[r + tokens[i + 1]!]! - lz;
-        entropy[i + 1] = lz - sz / s;
+    } else
+      for (let i = 0; i < N; i++) {
+        const r = z + i * V;
+        const pr = probs + i * V;
+        let m = Number.NEGATIVE_INFINITY;
+        for (let j = 0; j < V; j++) m = Math.max(m, h[r + j]!);
+        let s = 0;
+        let sz = 0;
+        for (let j = 0; j < V; j++) {
+          const e = Math.exp(h[r + j]! - m);
+          h[pr + j] = e;
+          s += e;
+          sz += e * h[r + j]!;
+        }
+        const inv = 1 / s;
+        for (let j = 0; j < V; j++) h[pr + j] = h[pr + j]! * inv;
+        const lz = m + Math.log(s);
+        this.logZ[i] = lz;
+        // row i predicts the token at position i+1 of the same sequence
+        if (i % T !== T - 1) {
+          logprobs[i + 1] = h[r + tokens[i + 1]!]! - lz;
+          entropy[i + 1] = lz - sz / s;
+        }
+        if (i % T === 0) {
+          logprobs[i] = 0;
+          entropy[i] = 0;
+        }
       }
-      if (i % T === 0) {
-        logprobs[i] = 0;
-        entropy[i] = 0;
-      }
-    }
+    lap("softmax/vocab");
     this.cacheValid = opts.needCache === true;
     return { logits: this.view(this.logitsS), logprobs, entropy };
   }
@@ -837,8 +1085,10 @@ export class Gpt {
   // token, exactly as when the training forward scores that sequence alone (or right-padded in a
   // batch, where causality makes the padding invisible). Every step goes through the same
   // operations as {@link forward} — the same GEMM (whose entries are plain sequential dot products,
-  // so a row's result does not depend on how many rows share the call), LayerNorm, GELU, attention
-  // softmax and RoPE tables — so a sampled token's logprob matches the trainer's recomputation.
+  // so a row's result does not depend on how many rows share the call) or, for a few rows, the
+  // GEMV and dot-product kernels that form each sum in that same order; the same LayerNorm, GELU,
+  // attention softmax (attn_decode repeats attn_softmax step by step) and RoPE — so a sampled
+  // token's logprob is bit-identical to the trainer's recomputation.
   //
   // The cache lives in its own heap region below the forward's activations, so forward() and
   // backward() may run between decode steps (scoring, or a test comparing the two). One cache per
@@ -873,17 +1123,23 @@ export class Gpt {
       xMid: this.alloc(B * D),
       u: this.alloc(B * F),
       g: this.alloc(B * F),
-      scores: this.alloc(capacity),
+      scores: this.alloc(capacity + 4), // + 4: attn_decode pads to whole vectors
       logits: this.alloc(B * V),
       ws:
         this.alloc(Math.ceil(gemmWorkspaceBytes(Math.max(capacity, V, F, D, B)) / 4) + 16).off * 4,
       ropeCos: new Float32Array(0),
       ropeSin: new Float32Array(0),
+      ropeHeap: undefined,
     };
     if (this.config.positional === "rope") {
       const t = ropeTable(D / H, capacity);
       kv.ropeCos = t.cos;
       kv.ropeSin = t.sin;
+      if (this.ops && (D / H / 2) % 4 === 0) {
+        kv.ropeHeap = { cos: this.alloc(t.cos.length), sin: this.alloc(t.sin.length) };
+        this.heap.set(t.cos, kv.ropeHeap.cos.off);
+        this.heap.set(t.sin, kv.ropeHeap.sin.off);
+      }
     }
     const end = (this.top + 3) & ~3;
     if (end > this.activationBase) {
@@ -988,6 +1244,7 @@ export class Gpt {
     const savedWs = this.ws;
     this.ws = kv.ws; // the forward's workspace is sized for its own shapes
     try {
+      lapReset();
       // x⁰ = wte[tok] + wpe[pos]
       const x = kv.x.off;
       for (let r = 0; r < R; r++) {
@@ -998,17 +1255,34 @@ export class Gpt {
           for (let j = 0; j < D; j++) h[x + r * D + j] = h[x + r * D + j]! + h[p + j]!;
         }
       }
+      lap("embedding");
       const scale = 1 / Math.sqrt(hd);
       const sc = kv.scores.off;
       for (let l = 0; l < this.layers.length; l++) {
         const P = this.layers[l]!;
         this.layerNorm(x, P.ln1g, P.ln1b, kv.ln.off, kv.mean, kv.rstd, R);
         this.linear(kv.ln.off, P.wqkv, P.bqkv, kv.qkv.off, R, D, 3 * D);
+        gemmPhase = "gemm (attention)";
         for (let r = 0; r < R; r++) {
           const b = seqOf(r);
           const t = pos[r]!;
           const row = kv.qkv.off + r * 3 * D;
-          if (this.config.positional === "rope") {
+          if (kv.ropeHeap) {
+            // as rope(…, 1) does, with the same kernel: one row, its tables at position t
+            const { cos, sin } = kv.ropeHeap;
+            const tc = t * half * 4;
+            this.ops!.rope(
+              row * 4,
+              cos.off * 4 + tc,
+              sin.off * 4 + tc,
+              1,
+              1,
+              3 * D,
+              2 * H,
+              half,
+              1,
+            );
+          } else if (this.config.positional === "rope") {
             // as rope(…, 1) does for a row at position t
             for (let head = 0; head < 2 * H; head++) {
               const o = row + head * hd;
@@ -1027,6 +1301,14 @@ export class Gpt {
           h.copyWithin(kb + t * D, row + D, row + 2 * D);
           h.copyWithin(vb + t * D, row + 2 * D, row + 3 * D);
           const n = t + 1;
+          if (this.ops && hd % 4 === 0) {
+            // the same as below, every head in one wasm call (scores, softmax, P·V)
+            const t0 = profile ? performance.now() : 0;
+            const a = (kv.att.off + r * D) * 4;
+            this.ops.attn_decode(row * 4, kb * 4, vb * 4, n, H, hd, D, a, sc * 4, scale);
+            if (profile) this.chargeGemm(t0);
+            continue;
+          }
           for (let head = 0; head < H; head++) {
             // s = q·Kᵀ over the n visible keys, softmax, a = P·V (as the forward's row t)
             this.mm(1, n, hd, row + head * hd, 3 * D, 1, kb + head * hd, 1, D, sc, n, false);
@@ -1047,16 +1329,27 @@ export class Gpt {
             );
           }
         }
+        gemmPhase = "gemm";
+        lap("attention");
         this.linear(kv.att.off, P.wo, P.bo, kv.xMid.off, R, D, D);
-        for (let i = 0; i < R * D; i++) h[kv.xMid.off + i] = h[kv.xMid.off + i]! + h[x + i]!;
+        this.addInto(kv.xMid.off, x, R * D);
         this.layerNorm(kv.xMid.off, P.ln2g, P.ln2b, kv.ln.off, kv.mean, kv.rstd, R);
         this.linear(kv.ln.off, P.w1, P.b1, kv.u.off, R, D, F);
-        geluForward(h, kv.u.off, kv.g.off, R * F);
+        lap("bias/residual");
+        if (this.ops) this.ops.gelu(kv.u.off * 4, kv.g.off * 4, 0, R * F);
+        else geluForward(h, kv.u.off, kv.g.off, R * F);
+        lap("gelu");
         this.linear(kv.g.off, P.w2, P.b2, x, R, F, D);
-        for (let i = 0; i < R * D; i++) h[x + i] = h[x + i]! + h[kv.xMid.off + i]!;
+        this.addInto(x, kv.xMid.off, R * D);
+        lap("bias/residual");
       }
       this.layerNorm(x, this.lnfg, this.lnfb, kv.ln.off, kv.mean, kv.rstd, R);
-      this.mm(R, V, D, kv.ln.off, D, 1, this.wte.off, 1, D, kv.logits.off, V, false);
+      if (this.ops && R <= GEMV_ROWS) {
+        const t0 = profile ? performance.now() : 0;
+        this.ops.gemv_nt(R, V, D, kv.ln.off * 4, D, this.wte.off * 4, D, kv.logits.off * 4, V);
+        if (profile) this.chargeGemm(t0);
+      } else this.mm(R, V, D, kv.ln.off, D, 1, this.wte.off, 1, D, kv.logits.off, V, false);
+      lap("head");
     } finally {
       this.ws = savedWs;
     }
@@ -1080,6 +1373,7 @@ export class Gpt {
     const hd = D / H;
     const h = this.heap;
     const gOff = this.gradBase.off - this.paramBase.off;
+    lapReset();
 
     // logits (dz overwrites the probabilities the forward left in dbig): with p = softmax(z) of row i (which predicts token y = tokens[i+1]),
     //   ∂log p_y/∂z_j = 1[j = y] − p_j,   ∂H/∂z_j = −p_j·(log p_j + H)
@@ -1098,17 +1392,25 @@ export class Gpt {
       const gH = dEntropy ? dEntropy[i + 1]! : 0;
       const lz = this.logZ[i]!;
       const Hi = ent[i + 1]!;
+      const y = this.tokens[i + 1]!;
+      if (this.ops && this.opsVocab) {
+        // dz_j = p_j·(a + c·z_j), a = −gℓ − gH·(H − log Z), c = −gH
+        this.ops.scale_affine(d * 4, r * 4, V, -gl - gH * (Hi - lz), -gH);
+        h[d + y] = h[d + y]! + gl;
+        continue;
+      }
       for (let j = 0; j < V; j++) {
         const p = h[d + j]!; // softmax, kept by the forward in this buffer
         h[d + j] = -gl * p - gH * p * (h[r + j]! - lz + Hi);
       }
-      const y = this.tokens[i + 1]!;
       h[d + y] = h[d + y]! + gl;
     }
+    lap("softmax/vocab");
     // z = LN_f·wteᵀ:  d(wte) += dzᵀ·LN_f,  dLN_f = dz·wte
     this.mm(V, D, N, dz, 1, V, this.lnf.off, D, 1, this.wte.off + gOff, D, true);
     this.mm(N, D, V, dz, V, 1, this.wte.off, D, 1, this.dh.off, D, false);
     h.fill(0, this.dx.off, this.dx.off + N * D);
+    lap("head");
     this.layerNormBackward(
       this.xFinal.off,
       this.lnfg,
@@ -1129,7 +1431,9 @@ export class Gpt {
       const dg = this.dbig.off;
       this.linearBackward(A.g.off, P.w2, P.b2, dx, dg, N, F, D, false);
       // g = GELU(u)  →  du = dg·GELU'(u)
-      geluBackward(h, A.u.off, dg, N * F);
+      if (this.ops) this.ops.vmul(dg * 4, A.gd.off * 4, N * F);
+      else geluBackward(h, A.u.off, dg, N * F);
+      lap("gelu");
       // u = LN₂·W1 + b1  →  dLN₂ = du·W1ᵀ
       this.linearBackward(A.ln2.off, P.w1, P.b1, dg, this.dh.off, N, D, F, false);
       // x_mid feeds both the residual and LN₂: dx_mid = dx + LN₂ᵀ(dLN₂)  (accumulated into dx)
@@ -1138,31 +1442,36 @@ export class Gpt {
       // attention output: x_mid = x + att·Wo + bo  →  datt = dx_mid·Woᵀ (into dh)
       this.linearBackward(A.att.off, P.wo, P.bo, dx, this.dh.off, N, D, D, false);
       const dq = this.dqkv.off;
-      for (let b = 0; b < B; b++)
-        for (let head = 0; head < H; head++) {
-          const base = b * T * 3 * D + head * hd;
-          const q = A.qkv.off + base;
-          const k = q + D;
-          const v = q + 2 * D;
-          const p = A.probs.off + (b * H + head) * T * T;
-          const da = this.dh.off + b * T * D + head * hd;
-          const dS = this.dS.off;
-          // a = P·v:  dP = da·vᵀ,  dv = Pᵀ·da
-          this.mm(T, T, hd, da, D, 1, v, 1, 3 * D, dS, T, false);
-          this.mm(T, hd, T, p, 1, T, da, D, 1, dq + base + 2 * D, 3 * D, false);
-          // P = softmax(S·s) row-wise:  dS_ij = s·P_ij·(dP_ij − Σ_k dP_ik·P_ik)   (0 above the diagonal)
-          for (let i = 0; i < T; i++) {
-            const r = dS + i * T;
-            const pr = p + i * T;
-            let dot = 0;
-            for (let j = 0; j <= i; j++) dot += h[r + j]! * h[pr + j]!;
-            for (let j = 0; j <= i; j++) h[r + j] = scale * h[pr + j]! * (h[r + j]! - dot);
-            for (let j = i + 1; j < T; j++) h[r + j] = 0;
+      gemmPhase = "gemm (attention)";
+      if (this.ops && hd % 4 === 0) this.attentionBackward(A, B, T);
+      else
+        for (let b = 0; b < B; b++)
+          for (let head = 0; head < H; head++) {
+            const base = b * T * 3 * D + head * hd;
+            const q = A.qkv.off + base;
+            const k = q + D;
+            const v = q + 2 * D;
+            const p = A.probs.off + (b * H + head) * T * T;
+            const da = this.dh.off + b * T * D + head * hd;
+            const dS = this.dS.off;
+            // a = P·v:  dP = da·vᵀ,  dv = Pᵀ·da
+            this.mm(T, T, hd, da, D, 1, v, 1, 3 * D, dS, T, false);
+            this.mm(T, hd, T, p, 1, T, da, D, 1, dq + base + 2 * D, 3 * D, false);
+            // P = softmax(S·s) row-wise:  dS_ij = s·P_ij·(dP_ij − Σ_k dP_ik·P_ik)   (0 above the diagonal)
+            for (let i = 0; i < T; i++) {
+              const r = dS + i * T;
+              const pr = p + i * T;
+              let dot = 0;
+              for (let j = 0; j <= i; j++) dot += h[r + j]! * h[pr + j]!;
+              for (let j = 0; j <= i; j++) h[r + j] = scale * h[pr + j]! * (h[r + j]! - dot);
+              for (let j = i + 1; j < T; j++) h[r + j] = 0;
+            }
+            // S = q·kᵀ:  dq = dS·k,  dk = dSᵀ·q
+            this.mm(T, hd, T, dS, T, 1, k, 3 * D, 1, dq + base, 3 * D, false);
+            this.mm(T, hd, T, dS, 1, T, q, 3 * D, 1, dq + base + D, 3 * D, false);
           }
-          // S = q·kᵀ:  dq = dS·k,  dk = dSᵀ·q
-          this.mm(T, hd, T, dS, T, 1, k, 3 * D, 1, dq + base, 3 * D, false);
-          this.mm(T, hd, T, dS, 1, T, q, 3 * D, 1, dq + base + D, 3 * D, false);
-        }
+      gemmPhase = "gemm";
+      lap("attention");
       if (this.config.positional === "rope") this.rope(dq, B, T, -1);
       // qkv = LN₁·Wqkv + bqkv  →  dLN₁ = dqkv·Wqkvᵀ
       this.linearBackward(A.ln1.off, P.wqkv, P.bqkv, dq, this.dh.off, N, D, 3 * D, false);
@@ -1180,6 +1489,7 @@ export class Gpt {
         for (let j = 0; j < D; j++) h[dp + j] = h[dp + j]! + h[dx + i * D + j]!;
       }
     }
+    lap("embedding");
   }
 }
 

@@ -40,9 +40,15 @@ export interface GemmKernelShape {
   fma?: boolean;
   /** Bytes of packed A per row block (kept in L2); default {@link DEFAULT_L2_BYTES}. */
   l2Bytes?: number;
+  /**
+   * When a product has several row blocks and all of B packed fits this many bytes, B is packed
+   * once per call instead of once per row block; default {@link DEFAULT_PACK_B_BYTES}.
+   */
+  packBBytes?: number;
 }
 
 export const DEFAULT_L2_BYTES = 512 * 1024;
+export const DEFAULT_PACK_B_BYTES = 2 * 1024 * 1024;
 
 /**
  * 5×8 with no k unrolling: 10 accumulators + 2 B vectors + the broadcast + a product temp = 14
@@ -97,7 +103,8 @@ export function gemmWorkspaceBytes(K: number, shape = DEFAULT_SHAPE): number {
   const { mr, nr } = shape;
   const l2f = (shape.l2Bytes ?? DEFAULT_L2_BYTES) >> 2;
   const mc = Math.max(mr, Math.floor(l2f / K / mr) * mr);
-  return 4 * (mc * K + K * nr + mr * nr) + 64;
+  const pb = Math.max(4 * K * nr, shape.packBBytes ?? DEFAULT_PACK_B_BYTES);
+  return 4 * (mc * K + mr * nr) + pb + 64;
 }
 
 function emitMin(f: FuncBuilder, a: (f: FuncBuilder) => void, b: (f: FuncBuilder) => void): void {
@@ -114,6 +121,7 @@ export function buildGemmModule(
 ): Uint8Array {
   const { mr: MR, nr: NR, unroll: U } = shape;
   const L2F = (shape.l2Bytes ?? DEFAULT_L2_BYTES) >> 2;
+  const PBB = shape.packBBytes ?? DEFAULT_PACK_B_BYTES;
   if (NR % 4 !== 0) throw new Error("nr must be a multiple of 4");
   const NV = NR / 4;
   const m = new ModuleBuilder({ module: "env", name: "memory", ...memory });
@@ -433,6 +441,7 @@ export function buildGemmModule(
     const f = gemm;
     for (const l of ["pa", "pb", "tmp", "nv", "ldc4", "ctile", "mcmax", "mc", "ablk", "cblk"])
       f.local(l, "i32");
+    f.local("pball", "i32").local("panel", "i32");
     f.get("M")
       .i32(1)
       .i32LtS()
@@ -456,16 +465,95 @@ export function buildGemmModule(
       .i32Mul()
       .set("mcmax");
     f.i32(MR).get("mcmax").i32(MR).get("mcmax").i32GtS().select().set("mcmax"); // max(MR, ·)
+    // balanced blocks: nb = ⌈M/mcmax⌉ blocks of ⌈⌈M/nb⌉/MR⌉·MR rows (≤ mcmax), so that M = 1024
+    // with mcmax = 1020 is not a 1020-row block plus a 4-row one that re-packs all of B
+    f.local("nb", "i32");
+    f.get("M").get("mcmax").i32Add().i32(1).i32Sub().get("mcmax").i32DivU().set("nb");
+    f.get("M")
+      .get("nb")
+      .i32Add()
+      .i32(1)
+      .i32Sub()
+      .get("nb")
+      .i32DivU()
+      .i32(MR - 1)
+      .i32Add()
+      .i32(MR)
+      .i32DivU()
+      .i32(MR)
+      .i32Mul()
+      .set("mcmax");
     // workspace: packed A block | packed B panel | scratch tile (16-byte aligned)
     f.get("ws").i32(15).i32Add().i32(-16).i32And().set("pa");
     f.get("pa").get("mcmax").i32(4).i32Mul().get("K").i32Mul().i32Add().set("pb");
+    // tmp = pb + max(K·NR·4, PBB)
     f.get("pb")
+      .i32(PBB)
       .get("K")
       .i32(NR * 4)
       .i32Mul()
+      .i32(PBB)
+      .get("K")
+      .i32(NR * 4)
+      .i32Mul()
+      .i32GtS()
+      .select()
       .i32Add()
       .set("tmp");
     f.get("ldc").i32(2).i32Shl().set("ldc4");
+    // pack all of B once when there are several row blocks and it fits: K·⌈N/NR⌉·NR·4 ≤ PBB
+    f.get("nb")
+      .i32(1)
+      .i32GtS()
+      .get("K")
+      .get("N")
+      .i32(NR - 1)
+      .i32Add()
+      .i32(NR)
+      .i32DivU()
+      .i32Mul()
+      .i32(NR * 4)
+      .i32Mul()
+      .i32(PBB)
+      .i32LeS()
+      .i32And()
+      .set("pball");
+    f.get("pball").if((g) => {
+      g.for(
+        "j0",
+        (h) => h.i32(0),
+        (h) => h.get("N"),
+        NR,
+        (h) => {
+          emitMin(
+            h,
+            (x) => x.i32(NR),
+            (x) => x.get("N").get("j0").i32Sub(),
+          );
+          h.set("nv");
+          h.get("K")
+            .get("nv")
+            .get("B")
+            .get("j0")
+            .get("sbj")
+            .i32Mul()
+            .i32(2)
+            .i32Shl()
+            .i32Add()
+            .get("sbk")
+            .get("sbj")
+            // panel j0/NR at pb + j0·K·4 (each panel is K·NR floats)
+            .get("pb")
+            .get("j0")
+            .get("K")
+            .i32Mul()
+            .i32(2)
+            .i32Shl()
+            .i32Add()
+            .call(packB);
+        },
+      );
+    });
     f.for(
       "i0",
       (g) => g.i32(0),
@@ -493,19 +581,27 @@ export function buildGemmModule(
               (x) => x.get("N").get("j0").i32Sub(),
             );
             h.set("nv");
-            h.get("K")
-              .get("nv")
-              .get("B")
-              .get("j0")
-              .get("sbj")
-              .i32Mul()
-              .i32(2)
-              .i32Shl()
-              .i32Add()
-              .get("sbk")
-              .get("sbj")
-              .get("pb")
-              .call(packB);
+            h.get("pball").if(
+              (x) => {
+                x.get("pb").get("j0").get("K").i32Mul().i32(2).i32Shl().i32Add().set("panel");
+              },
+              (x) => {
+                x.get("K")
+                  .get("nv")
+                  .get("B")
+                  .get("j0")
+                  .get("sbj")
+                  .i32Mul()
+                  .i32(2)
+                  .i32Shl()
+                  .i32Add()
+                  .get("sbk")
+                  .get("sbj")
+                  .get("pb")
+                  .call(packB);
+                x.get("pb").set("panel");
+              },
+            );
             h.get("cblk").get("j0").i32(2).i32Shl().i32Add().set("ctile");
             h.for(
               "ib",
@@ -521,7 +617,7 @@ export function buildGemmModule(
                   .i32(2)
                   .i32Shl()
                   .i32Add()
-                  .get("pb")
+                  .get("panel")
                   .get("ctile")
                   .get("ldc4");
                 emitMin(

@@ -190,6 +190,18 @@ export class FuncBuilder {
   f32Mul(): this {
     return this.op(0x94);
   }
+  f32Div(): this {
+    return this.op(0x95);
+  }
+  f32Sqrt(): this {
+    return this.op(0x91);
+  }
+  f32Max(): this {
+    return this.op(0x97);
+  }
+  f32ConvertI32S(): this {
+    return this.op(0xb2);
+  }
 
   // memory (addresses are byte offsets; `offset` is the static immediate)
   i32Load(offset = 0): this {
@@ -222,6 +234,10 @@ export class FuncBuilder {
   f32x4ExtractLane(lane: number): this {
     return this.simd(0x1f, lane);
   }
+  /** Replaces one lane (stack: v128 f32 → v128). */
+  f32x4ReplaceLane(lane: number): this {
+    return this.simd(0x20, lane);
+  }
   f32x4Add(): this {
     return this.simd(0xe4);
   }
@@ -239,6 +255,27 @@ export class FuncBuilder {
   }
   f32x4Max(): this {
     return this.simd(0xe9);
+  }
+  f32x4Sqrt(): this {
+    return this.simd(0xe3);
+  }
+  /** Round to nearest, ties to even. */
+  f32x4Nearest(): this {
+    return this.simd(0x6a);
+  }
+  /** f32x4 → i32x4, truncating toward zero, saturating. */
+  i32x4TruncSatF32x4S(): this {
+    return this.simd(0xf8);
+  }
+  i32x4Add(): this {
+    return this.simd(0xae);
+  }
+  /** i32x4 lanes shifted left by an i32 count (stack: v count). */
+  i32x4Shl(): this {
+    return this.simd(0xab);
+  }
+  i32x4Splat(): this {
+    return this.simd(0x11);
   }
   /**
    * Relaxed-SIMD fused multiply-add `a·b + c` (stack: a b c). Shipped in V8 11.4+ (Node 22);
