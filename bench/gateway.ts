@@ -45,7 +45,7 @@ import { calibrate, fmtInt, fmtMs, markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PINNED_ENV = "BENCH_LOADGEN_PINNED";
-const GATEWAY_KINDS = ["cli", "file", "file-no-autocheckpoint", "memory", "null-proxy"];
+const GATEWAY_KINDS = ["cli", "file", "file-autocheckpoint", "memory", "null-proxy"];
 /** CPU used by other processes (in cores) above which a cell is flagged as disturbed. */
 const NOISY = 0.1;
 
@@ -97,7 +97,8 @@ if (flags.help) {
       "                        under 5% of a core (default 30; 0 = do not wait)",
       "  --gateway KIND        what serves the gateway side: cli (default: `rllm gateway --db",
       "                        FILE`); experiments: file (the library via bench/lib/gateway-main.ts,",
-      "                        same store as cli), file-no-autocheckpoint, memory (not durable);",
+      "                        same store as cli), file-autocheckpoint (SQLite checkpoints inside commits),",
+      "                        memory (not durable);",
       "                        null-proxy (bench/lib/null-proxy.ts: no validation, no trace, no",
       "                        SQLite — the floor of a node:http + undici proxy on this machine)",
       "  --gateway-root DIR    with --gateway cli: run DIR/src/cli/index.ts (e.g. a patched copy",

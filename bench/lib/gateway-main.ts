@@ -3,12 +3,13 @@
  * from the library with a chosen store setup, to measure what each part of trace storage costs.
  *
  *   node --import tsx bench/lib/gateway-main.ts --port P --upstream URL --db FILE \
- *     [--store file|file-no-autocheckpoint|memory] [--durability normal|full]
+ *     [--store file|file-autocheckpoint|memory] [--durability normal|full]
  *
- * - file: what `rllm gateway --db FILE` does (WAL, synchronous=NORMAL, SQLite's automatic
- *   checkpoint every 1000 WAL pages, which runs inside the insert that crosses the mark, with fsyncs).
- * - file-no-autocheckpoint: the same file, but the automatic checkpoint is off and a PASSIVE
- *   checkpoint runs from a timer every 2 s instead (still on the event loop; an experiment only).
+ * - file: what `rllm gateway --db FILE` does (WAL, synchronous=NORMAL, checkpoints on a worker
+ *   thread; src/store/sqlite.ts).
+ * - file-autocheckpoint: the same file with SQLite's automatic checkpoint instead (every 1,000 WAL
+ *   pages, inside the commit that crosses the mark, fsyncs included, on the event loop): how the
+ *   store checkpointed before the worker.
  * - memory: an in-memory store (":memory:"); the traces are not durable: an upper bound, not a
  *   configuration that meets "every trace in SQLite".
  *
@@ -16,7 +17,6 @@
  * Prints `READY <url>`; closes on SIGINT / SIGTERM (so `--cpu-prof` is written).
  */
 import { parseArgs } from "node:util";
-import type Database from "better-sqlite3";
 import { Gateway } from "../../src/gateway/server.js";
 import { Store } from "../../src/store/sqlite.js";
 
@@ -36,8 +36,8 @@ if (!values.upstream || !values.db) {
   process.exit(2);
 }
 const mode = values.store;
-if (mode !== "file" && mode !== "file-no-autocheckpoint" && mode !== "memory") {
-  process.stderr.write("--store must be file, file-no-autocheckpoint or memory\n");
+if (mode !== "file" && mode !== "file-autocheckpoint" && mode !== "memory") {
+  process.stderr.write("--store must be file, file-autocheckpoint or memory\n");
   process.exit(2);
 }
 
@@ -50,6 +50,7 @@ if (mode !== "file" && mode !== "file-no-autocheckpoint" && mode !== "memory") {
 const store = new Store({
   path: mode === "memory" ? ":memory:" : values.db,
   synchronous: values.durability === "full" ? "full" : "normal",
+  checkpoints: mode === "file-autocheckpoint" ? "sqlite" : "worker",
 });
 const timings = { insertTrace: [] as number[], flush: [] as number[], perFlush: [] as number[] };
 let sinceFlush = 0;
@@ -92,15 +93,6 @@ function printStats(): void {
   line("traces per flush", timings.perFlush, "");
 }
 
-let timer: NodeJS.Timeout | undefined;
-if (mode === "file-no-autocheckpoint") {
-  // The connection is private to Store; reaching it is acceptable for a bench-only experiment.
-  const db = (store as unknown as { db: Database.Database }).db;
-  db.pragma("wal_autocheckpoint = 0");
-  timer = setInterval(() => db.pragma("wal_checkpoint(PASSIVE)"), 2_000);
-  timer.unref();
-}
-
 const gw = new Gateway({
   config: { port: Number(values.port), upstreams: [{ url: values.upstream, kind: "vllm" }] },
   store,
@@ -112,7 +104,6 @@ let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  if (timer) clearInterval(timer);
   printStats();
   gw.close()
     .then(() => store.close())

@@ -77,8 +77,9 @@ export class ChatStreamAccumulator {
         acc.sawLogprobs = true;
       }
       if (c.finish_reason) acc.finishReason = c.finish_reason;
-      for (const [k, v] of Object.entries(c)) {
-        if (!KNOWN_CHOICE_KEYS.has(k)) acc.extra[k] = v;
+      // for-in, not Object.entries: no array of pairs per choice of every chunk.
+      for (const k in c) {
+        if (!KNOWN_CHOICE_KEYS.has(k)) acc.extra[k] = (c as Record<string, unknown>)[k];
       }
     }
   }

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { mulberry32 } from "../random.js";
 import type { FakeRequestInfo } from "../testing/fake-upstream.js";
 import { post, type Stack, startStack } from "../testing/harness.js";
-import type { TraceRecord } from "../types/index.js";
+import { ChatCompletionRequestSchema, type TraceRecord } from "../types/index.js";
+import { plainChat } from "./agent-api.js";
 
 /** The fake model: tool calls when tools are offered, reasoning when asked to think, else an echo. */
 function respond(req: FakeRequestInfo) {
@@ -397,5 +399,84 @@ describe("agent API through the official clients", () => {
     assert.equal(b.type, "error");
     assert.equal(b.error.type, "invalid_request_error");
     assert.match(b.error.message, /max_tokens/);
+  });
+});
+
+describe("the hand-checked chat request", () => {
+  test("accepts only what zod accepts, and gives the same request (keys aside)", () => {
+    const rnd = mulberry32(7);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const values = [
+      undefined,
+      null,
+      0,
+      1,
+      -1,
+      0.5,
+      2,
+      2.5,
+      20,
+      21,
+      128,
+      129,
+      1e300,
+      "x",
+      true,
+      [],
+      {},
+      ["a"],
+      [1],
+    ];
+    const fields = [
+      "model",
+      "stream",
+      "stream_options",
+      "n",
+      "temperature",
+      "top_p",
+      "max_tokens",
+      "max_completion_tokens",
+      "stop",
+      "logprobs",
+      "top_logprobs",
+      "seed",
+      "tools",
+      "extra",
+    ];
+    const messageFields = [
+      "role",
+      "content",
+      "name",
+      "tool_calls",
+      "tool_call_id",
+      "reasoning_content",
+      "x",
+    ];
+    const roles = ["system", "user", "assistant", "tool", "developer", "function", "wizard", 3];
+    let fast = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const body: Record<string, unknown> = {};
+      for (const f of fields) if (rnd() < 0.08) body[f] = pick(values);
+      const messages: unknown[] = [];
+      const n = Math.floor(rnd() * 3);
+      for (let j = 0; j < n; j++) {
+        const m: Record<string, unknown> = {
+          role: pick(roles),
+          content: rnd() < 0.8 ? "hi" : pick(values),
+        };
+        for (const f of messageFields) if (rnd() < 0.04) m[f] = pick(values);
+        messages.push(rnd() < 0.97 ? m : pick(values));
+      }
+      if (rnd() < 0.97) body.messages = messages;
+      else body.messages = pick(values);
+      const mine = plainChat(body);
+      const theirs = ChatCompletionRequestSchema.safeParse(body);
+      if (mine === undefined) continue;
+      fast++;
+      assert.ok(theirs.success, `zod rejects what the fast path took: ${JSON.stringify(body)}`);
+      assert.deepEqual(mine, theirs.data);
+      assert.notEqual(mine, body, "a copy, like zod's");
+    }
+    assert.ok(fast > 1_000, `the fast path took ${fast} requests`);
   });
 });

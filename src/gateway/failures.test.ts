@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -9,6 +11,7 @@ import { Store } from "../store/sqlite.js";
 import { startFakeUpstream } from "../testing/fake-upstream.js";
 import { post, type Stack, startStack } from "../testing/harness.js";
 import type { TraceRecord } from "../types/index.js";
+import { Gateway } from "./server.js";
 
 const CHAT = { messages: [{ role: "user", content: "hi" }] };
 
@@ -116,6 +119,29 @@ describe("bad input and upstream failures", () => {
     assert.ok(t.error);
   });
 
+  test("an agent that hangs up mid-call leaves a 499 trace; the timeout bounds a silent upstream", async () => {
+    const sess = await s.session();
+    const up = s.upstreams[0]!;
+    up.faults.push({ kind: "delay", ms: 400 });
+    const ac = new AbortController();
+    const call = fetch(`${sess.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${sess.token}` },
+      body: JSON.stringify(CHAT),
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 100);
+    await assert.rejects(call);
+    let ts: TraceRecord[] = [];
+    for (let i = 0; i < 50 && ts.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      ts = ((await s.admin(`/sessions/${sess.id}/traces`)).body as { data: TraceRecord[] }).data;
+    }
+    assert.equal(ts.length, 1);
+    assert.equal(ts[0]!.status, 499);
+    assert.match(ts[0]!.error!, /closed the connection/);
+  });
+
   test("a retry happens only before any byte reached the agent", async () => {
     const sess = await s.session();
     const up = s.upstreams[0]!;
@@ -129,6 +155,61 @@ describe("bad input and upstream failures", () => {
     const r2 = await post(`${sess.url}/v1/chat/completions`, { ...CHAT, stream: true }, sess.token);
     assert.match(r2.text, /"error"/);
     assert.equal(up.totalRequests - before2, 1, "no retry once bytes were sent");
+  });
+});
+
+describe("upstream timeouts", () => {
+  test("a stream that goes silent is cut by the pool's body timeout: an error event and a failed trace", async () => {
+    // A bare upstream: answers headers and one event, then goes silent. (A silent upstream before
+    // its headers is the "hang" fault above.)
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.url?.includes("chat")) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(
+          `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "a" }, finish_reason: null }] })}\n\n`,
+        );
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    const gw = new Gateway({
+      config: {
+        port: 0,
+        healthCheckIntervalMs: 0,
+        upstreamTimeoutMs: 300,
+        connectRetries: 0,
+        upstreams: [{ url: `http://127.0.0.1:${port}`, kind: "vllm" }],
+      },
+    });
+    const url = await gw.listen();
+    try {
+      const sess = (await post(`${url}/sessions`, {})).body as {
+        id: string;
+        url: string;
+        token: string;
+      };
+      const started = Date.now();
+      const r = await post(
+        `${sess.url}/v1/chat/completions`,
+        { ...CHAT, stream: true },
+        sess.token,
+      );
+      assert.equal(r.status, 200);
+      assert.match(r.text, /data: \{"error"/);
+      assert.doesNotMatch(r.text, /\[DONE\]/);
+      assert.ok(Date.now() - started < 5_000);
+      const t = (await post(`${url}/traces/query`, { sessionIds: [sess.id] })).body as {
+        data: TraceRecord[];
+      };
+      assert.equal(t.data.length, 1);
+      assert.equal(t.data[0]!.status, 502);
+      assert.match(t.data[0]!.error!, /stream broke: UND_ERR_BODY_TIMEOUT/);
+    } finally {
+      await gw.close();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 

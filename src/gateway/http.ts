@@ -53,30 +53,45 @@ function tooLarge(limit: number): HttpError {
   );
 }
 
+/**
+ * A JSON response. `headers` are extra header lines as a flat [name, value, ...] list: node:http
+ * takes that without building a header object, and the head and body leave in one socket write.
+ */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers?: readonly string[],
 ): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
+  const head = [
+    "content-type",
+    "application/json",
+    "content-length",
+    String(Buffer.byteLength(text)),
+  ];
+  if (headers) for (const h of headers) head.push(h);
+  res.writeHead(status, head);
   res.end(text);
 }
 
-export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
-  res.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-    ...headers,
-  });
-  res.flushHeaders();
+/**
+ * Starts an SSE response; `headers` as in sendJson. The head is not flushed on its own: it leaves
+ * with the first event the caller writes next, in the same socket write.
+ */
+export function startSse(res: ServerResponse, headers?: readonly string[]): void {
+  const head = [
+    "content-type",
+    "text/event-stream",
+    "cache-control",
+    "no-cache",
+    "connection",
+    "keep-alive",
+    "x-accel-buffering",
+    "no",
+  ];
+  if (headers) for (const h of headers) head.push(h);
+  res.writeHead(200, head);
 }
 
 export interface SseEvent {

@@ -151,7 +151,6 @@ export class Gateway {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
     const method = req.method ?? "GET";
     let dialect: Dialect = "openai";
     try {
@@ -162,7 +161,13 @@ export class Gateway {
         await this.agentCall(req, res, prefix!, api, method);
         return;
       }
-      await this.adminRoute(req, res, path, query, method);
+      await this.adminRoute(
+        req,
+        res,
+        path,
+        new URLSearchParams(q < 0 ? "" : url.slice(q + 1)),
+        method,
+      );
     } catch (err) {
       const e = asHttpError(err);
       if (e.status >= 500 && e.status !== 502 && e.status !== 503 && e.status !== 504) {
@@ -204,10 +209,10 @@ export class Gateway {
       session = this.session(req, prefix);
     }
     const body = await readJsonBody(req, this.config.maxBodyBytes);
-    if (api === "chat/completions") await this.api.chatCompletions(session, body, req, res);
-    else if (api === "completions") await this.api.completions(session, body, req, res);
-    else if (api === "responses") await this.api.responses(session, body, req, res);
-    else await this.api.anthropicMessages(session, body, req, res);
+    if (api === "chat/completions") await this.api.chatCompletions(session, body, res);
+    else if (api === "completions") await this.api.completions(session, body, res);
+    else if (api === "responses") await this.api.responses(session, body, res);
+    else await this.api.anthropicMessages(session, body, res);
   }
 
   private session(req: IncomingMessage, prefix: string): Session {

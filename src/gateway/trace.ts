@@ -28,32 +28,86 @@ export interface TraceMeta {
   startedAt: number;
 }
 
+/*
+ * The builders below write each record as one object literal, keys in the order the stored JSON
+ * has always had (meta's fields, then the outcome's): spreading `meta` into a fresh object per
+ * call costs a dictionary-mode copy and a new hidden class each time.
+ */
+
 export function chatTrace(meta: TraceMeta, outcome: ChatOutcome): TraceRecord {
   const finishedAt = Date.now();
-  const choices: TraceChoice[] = outcome.completion.choices.map((c, i) => {
+  const completion = outcome.completion;
+  const choices: TraceChoice[] = [];
+  for (let i = 0; i < completion.choices.length; i++) {
+    const c = completion.choices[i]!;
     const tokens = outcome.choices[i];
-    const reasoning =
-      c.message.reasoning_content ?? (c.message as { reasoning?: string | null }).reasoning ?? null;
+    const m = c.message;
+    const reasoning = m.reasoning_content ?? (m as { reasoning?: string | null }).reasoning ?? null;
+    choices.push(
+      m.tool_calls?.length
+        ? {
+            index: c.index ?? i,
+            content: m.content ?? null,
+            reasoning,
+            toolCalls: m.tool_calls,
+            finishReason: c.finish_reason ?? null,
+            completionIds: tokens?.completionIds ?? null,
+            logprobs: tokens?.logprobs ?? null,
+          }
+        : {
+            index: c.index ?? i,
+            content: m.content ?? null,
+            reasoning,
+            finishReason: c.finish_reason ?? null,
+            completionIds: tokens?.completionIds ?? null,
+            logprobs: tokens?.logprobs ?? null,
+          },
+    );
+  }
+  const usage = completion.usage;
+  const promptTokens = usage?.prompt_tokens ?? outcome.promptIds?.length ?? null;
+  const completionTokens = usage?.completion_tokens ?? sumIds(outcome.choices);
+  const model = completion.model || meta.model;
+  if (outcome.promptNote) {
     return {
-      index: c.index ?? i,
-      content: c.message.content ?? null,
-      reasoning,
-      ...(c.message.tool_calls?.length ? { toolCalls: c.message.tool_calls } : {}),
-      finishReason: c.finish_reason ?? null,
-      completionIds: tokens?.completionIds ?? null,
-      logprobs: tokens?.logprobs ?? null,
+      id: meta.id,
+      sessionId: meta.sessionId,
+      api: meta.api,
+      upstream: meta.upstream,
+      model,
+      request: meta.request,
+      messages: meta.messages,
+      weightVersion: meta.weightVersion,
+      stream: meta.stream,
+      startedAt: meta.startedAt,
+      promptIds: outcome.promptIds,
+      choices,
+      tokenSource: outcome.tokenSource,
+      promptNote: outcome.promptNote,
+      promptTokens,
+      completionTokens,
+      latencyMs: finishedAt - meta.startedAt,
+      finishedAt,
+      status: 200,
+      error: null,
     };
-  });
-  const usage = outcome.completion.usage;
+  }
   return {
-    ...meta,
-    model: outcome.completion.model || meta.model,
+    id: meta.id,
+    sessionId: meta.sessionId,
+    api: meta.api,
+    upstream: meta.upstream,
+    model,
+    request: meta.request,
+    messages: meta.messages,
+    weightVersion: meta.weightVersion,
+    stream: meta.stream,
+    startedAt: meta.startedAt,
     promptIds: outcome.promptIds,
     choices,
     tokenSource: outcome.tokenSource,
-    ...(outcome.promptNote ? { promptNote: outcome.promptNote } : {}),
-    promptTokens: usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
-    completionTokens: usage?.completion_tokens ?? sumIds(outcome.choices),
+    promptTokens,
+    completionTokens,
     latencyMs: finishedAt - meta.startedAt,
     finishedAt,
     status: 200,
@@ -63,18 +117,32 @@ export function chatTrace(meta: TraceMeta, outcome: ChatOutcome): TraceRecord {
 
 export function completionTrace(meta: TraceMeta, outcome: CompletionOutcome): TraceRecord {
   const finishedAt = Date.now();
-  const usage = outcome.completion.usage;
-  return {
-    ...meta,
-    model: outcome.completion.model || meta.model,
-    promptIds: outcome.promptIds,
-    choices: outcome.completion.choices.map((c, i) => ({
+  const completion = outcome.completion;
+  const choices: TraceChoice[] = [];
+  for (let i = 0; i < completion.choices.length; i++) {
+    const c = completion.choices[i]!;
+    choices.push({
       index: c.index ?? i,
       content: c.text ?? null,
       finishReason: c.finish_reason ?? null,
       completionIds: outcome.choices[i]?.completionIds ?? null,
       logprobs: outcome.choices[i]?.logprobs ?? null,
-    })),
+    });
+  }
+  const usage = completion.usage;
+  return {
+    id: meta.id,
+    sessionId: meta.sessionId,
+    api: meta.api,
+    upstream: meta.upstream,
+    model: completion.model || meta.model,
+    request: meta.request,
+    messages: meta.messages,
+    weightVersion: meta.weightVersion,
+    stream: meta.stream,
+    startedAt: meta.startedAt,
+    promptIds: outcome.promptIds,
+    choices,
     tokenSource: outcome.tokenSource,
     promptTokens: usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
     completionTokens: usage?.completion_tokens ?? sumIds(outcome.choices),
@@ -88,7 +156,16 @@ export function completionTrace(meta: TraceMeta, outcome: CompletionOutcome): Tr
 export function failedTrace(meta: TraceMeta, status: number, error: string): TraceRecord {
   const finishedAt = Date.now();
   return {
-    ...meta,
+    id: meta.id,
+    sessionId: meta.sessionId,
+    api: meta.api,
+    upstream: meta.upstream,
+    model: meta.model,
+    request: meta.request,
+    messages: meta.messages,
+    weightVersion: meta.weightVersion,
+    stream: meta.stream,
+    startedAt: meta.startedAt,
     promptIds: null,
     choices: [],
     tokenSource: "none",

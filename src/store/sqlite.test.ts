@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -153,4 +153,40 @@ test("meta and a clear error for an unusable path", () => {
     () => new Store({ path: join(dir, "file", "t.db") }),
     /ENOTDIR|cannot open the store/,
   );
+});
+
+test("under a steady stream of writes the WAL is checkpointed off the event loop and stays bounded", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "rllm-store-"));
+  const path = join(dir, "t.db");
+  const store = new Store({ path, maxWalPages: 2_000 });
+  const pad = "x".repeat(3_000);
+  let n = 0;
+  let maxWal = 0;
+  try {
+    // ~80 MB of traces, committed in groups as a busy gateway would: without checkpoints the WAL
+    // would hold all of it (~2 pages a trace, ~200 MB); a WAL checkpointed but never restarted
+    // too. The bound leaves room for what is written while a checkpoint runs.
+    for (let round = 0; round < 800; round++) {
+      const writes: Promise<number>[] = [];
+      for (let i = 0; i < 32; i++) {
+        n++;
+        const t = trace(`t${n}`, `s${n % 64}`, 1_000 + n);
+        t.request = { pad };
+        writes.push(store.insertTrace(t));
+      }
+      await Promise.all(writes);
+      if (existsSync(`${path}-wal`)) maxWal = Math.max(maxWal, statSync(`${path}-wal`).size);
+    }
+    assert.equal(store.countTraces(), n);
+    assert.ok(maxWal < 120 * 1024 * 1024, `the WAL grew to ${maxWal} bytes`);
+    assert.equal(store.getTrace(`t${n}`)?.trace.request.pad, pad);
+  } finally {
+    store.close();
+  }
+  const again = new Store({ path });
+  try {
+    assert.equal(again.countTraces(), n, "every trace is in the file after close");
+  } finally {
+    again.close();
+  }
 });

@@ -11,11 +11,20 @@
  * Group commit: writes queued during one turn of the event loop are committed together in one
  * transaction (if one fails, the batch is redone a write at a time, so it fails alone). Under load that turns
  * thousands of commits a second into a few hundred, with no write released before it is durable.
+ *
+ * Checkpoints: for a file, SQLite's automatic checkpoint (which would run inside a commit every
+ * 1,000 WAL pages, two fsyncs included, with the event loop blocked) is off. After about
+ * CHECKPOINT_BYTES of writes a worker thread checkpoints the WAL while commits go on
+ * (checkpointer.ts). The WAL starts over from its beginning at the first commit after a
+ * checkpoint that copied all of it; under steady load commits land during every checkpoint and
+ * that never happens, so once the WAL holds `maxWalPages` pages the checkpoint is run once more
+ * with the queued writes held back (they wait; the event loop does not) and the WAL restarts.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { TraceRecord } from "../types/index.js";
+import { Checkpointer } from "./checkpointer.js";
 
 export interface SessionRow {
   id: string;
@@ -44,6 +53,16 @@ export interface StoreOptions {
   /** A file path, or ":memory:". */
   path: string;
   synchronous?: "normal" | "full";
+  /**
+   * WAL pages (4 KiB) past which a checkpoint holds writes back until the WAL can start over
+   * (default 16,384, 64 MiB): the WAL file's size under steady load. Larger means rarer pauses.
+   */
+  maxWalPages?: number;
+  /**
+   * Who checkpoints a file store's WAL: a worker thread (default, see above), or SQLite's own
+   * automatic checkpoint inside the commit that crosses 1,000 pages (blocking the event loop).
+   */
+  checkpoints?: "worker" | "sqlite";
 }
 
 const SCHEMA = `
@@ -76,6 +95,12 @@ interface SessionDbRow {
   closed_at: number | null;
 }
 
+/** Bytes written (trace JSON and the like) after which the WAL is checkpointed: ~1,000 pages. */
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+
+/** The longest that writes are held back for the WAL to restart. */
+const MAX_HOLD_MS = 1_000;
+
 interface PendingWrite {
   run: () => unknown;
   resolve: (value: unknown) => void;
@@ -89,6 +114,18 @@ export class Store {
   private readonly tx: Record<"begin" | "commit" | "rollback", Database.Statement>;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
+  private readonly synchronous: "NORMAL" | "FULL";
+  /** Off-thread checkpoints, for a file store; started with the first checkpoint. */
+  private checkpointer: Checkpointer | undefined;
+  private checkpointInWorker: boolean;
+  /** Bytes written since the last checkpoint (an estimate of the WAL's growth). */
+  private walBytes = 0;
+  private checkpointing = false;
+  /** Transactions committed so far (to tell whether any landed during a checkpoint). */
+  private commits = 0;
+  /** While true, queued writes wait (the last step of a checkpoint, see above). */
+  private holdWrites = false;
+  private readonly maxWalPages: number;
 
   constructor(options: StoreOptions) {
     this.path = options.path;
@@ -96,8 +133,13 @@ export class Store {
       if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
       this.db = new Database(options.path);
       this.db.pragma("journal_mode = WAL");
-      this.db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+      this.synchronous = options.synchronous === "full" ? "FULL" : "NORMAL";
+      this.db.pragma(`synchronous = ${this.synchronous}`);
       this.db.pragma("busy_timeout = 5000");
+      this.checkpointInWorker =
+        options.path !== ":memory:" && !this.db.memory && options.checkpoints !== "sqlite";
+      this.maxWalPages = options.maxWalPages ?? 16_384;
+      if (this.checkpointInWorker) this.db.pragma("wal_autocheckpoint = 0");
       this.db.exec(SCHEMA);
     } catch (err) {
       throw new Error(
@@ -139,19 +181,24 @@ export class Store {
   // ---- group commit ----
 
   /** Runs `fn` inside the next group-commit transaction; resolves once that has committed. */
-  write<T>(fn: () => T): Promise<T> {
+  write<T>(fn: () => T, bytes = 256): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ run: fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.walBytes += bytes;
+      this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.holdWrites) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** Commits every queued write now (also called by close()). */
   flush(): void {
     this.flushScheduled = false;
+    if (this.holdWrites) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -161,11 +208,55 @@ export class Store {
     const values = this.commitAll(batch);
     if (values) {
       for (let i = 0; i < batch.length; i++) batch[i]!.resolve(values[i]);
-      return;
+    } else {
+      for (const w of batch) {
+        const one = this.commitAll([w]);
+        if (one) w.resolve(one[0]);
+      }
     }
-    for (const w of batch) {
-      const one = this.commitAll([w]);
-      if (one) w.resolve(one[0]);
+    if (this.checkpointInWorker && this.walBytes >= CHECKPOINT_BYTES && !this.checkpointing) {
+      void this.checkpointInBackground();
+    }
+  }
+
+  /** One checkpoint cycle on the worker thread (see the header comment). */
+  private async checkpointInBackground(): Promise<void> {
+    this.checkpointing = true;
+    this.walBytes = 0;
+    try {
+      this.checkpointer ??= new Checkpointer(this.path, this.synchronous);
+      const commits = this.commits;
+      const r = await this.checkpointer.run("PASSIVE");
+      if (this.commits !== commits && r.log >= this.maxWalPages && this.db.open) {
+        // Commits landed during the checkpoint, so the WAL cannot restart and goes on growing:
+        // copy the rest with writes held back, once the WAL is this large.
+        this.holdWrites = true;
+        // Bounded: a checkpoint stuck in a slow fsync releases the writes after a second (the WAL
+        // then restarts at a later checkpoint).
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          this.checkpointer.run("PASSIVE"),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, MAX_HOLD_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+    } catch (err) {
+      // No worker (it failed or the store closed): SQLite's own automatic checkpoint takes over.
+      if (this.db.open) {
+        console.error(
+          `[rllm store] ${(err as Error).message}; SQLite's automatic checkpoint takes over`,
+        );
+        this.db.pragma("wal_autocheckpoint = 1000");
+      }
+      this.checkpointer?.close();
+      this.checkpointer = undefined;
+      this.checkpointInWorker = false;
+    } finally {
+      this.checkpointing = false;
+      this.holdWrites = false;
+      if (this.pending.length > 0 && this.db.open) this.scheduleFlush();
     }
   }
 
@@ -177,6 +268,7 @@ export class Store {
       tx.begin.run();
       for (const w of batch) values.push(w.run());
       tx.commit.run();
+      this.commits++;
       return values;
     } catch (err) {
       if (this.db.inTransaction) tx.rollback.run();
@@ -236,7 +328,7 @@ export class Store {
     return this.write(() => {
       const info = this.stmts.insertTrace.run(trace.id, trace.sessionId, finishedAt, data);
       return Number(info.lastInsertRowid);
-    });
+    }, data.length + 256);
   }
 
   getTrace(id: string): StoredTrace | undefined {
@@ -301,7 +393,12 @@ export class Store {
 
   close(): void {
     if (!this.db.open) return;
+    this.holdWrites = false;
     this.flush();
+    if (this.checkpointer) {
+      this.checkpointer.close();
+      this.checkpointer = undefined;
+    }
     this.db.close();
   }
 }

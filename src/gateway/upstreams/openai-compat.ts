@@ -11,9 +11,10 @@
 import type { ChatCompletion, ChatCompletionChunk } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
+import { postJson, postSse } from "./client.js";
 import type { Upstream } from "./pool.js";
 import type {
+  CallSignal,
   ChatCall,
   ChatOutcome,
   ChoiceTokens,
@@ -103,7 +104,7 @@ async function postMaybeStreaming<R, K extends { choices?: unknown }>(
   path: string,
   body: Record<string, unknown>,
   call: {
-    signal: AbortSignal;
+    signal: CallSignal;
     onChunk?: (chunk: K) => void;
     request: object;
   },
@@ -113,9 +114,7 @@ async function postMaybeStreaming<R, K extends { choices?: unknown }>(
   if (!call.onChunk) {
     delete body.stream;
     delete body.stream_options;
-    return check(
-      await readUpstreamJson(u, await upstreamPost(u, path, body, call.signal), call.signal),
-    );
+    return check(await postJson(u, path, body, call.signal));
   }
   body.stream = true;
   // Usage arrives in a final chunk only when asked; the gateway always wants it for the trace.
@@ -124,16 +123,16 @@ async function postMaybeStreaming<R, K extends { choices?: unknown }>(
     ...(asked && typeof asked === "object" ? asked : {}),
     include_usage: true,
   };
-  const res = await upstreamPost(u, path, body, call.signal);
   const acc = accumulator();
-  for await (const ev of upstreamSse(u, res, call.signal)) {
+  const onChunk = call.onChunk;
+  await postSse(u, path, body, call.signal, (ev) => {
     const chunk = ev as unknown as K;
     if (!Array.isArray(chunk.choices)) {
       throw new HttpError(502, `upstream ${u.url} sent a chunk without choices`, "upstream_error");
     }
     acc.push(chunk);
-    call.onChunk(chunk);
-  }
+    onChunk(chunk);
+  });
   return acc.result();
 }
 

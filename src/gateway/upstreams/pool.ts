@@ -253,9 +253,17 @@ export function normalizeUrl(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
+/** Path prefixes by upstream URL: parsing the URL per call costs more than the rest of this. */
+const prefixes = new Map<string, string>();
+
 /** The request path on an upstream whose URL may carry a prefix (e.g. https://host/api). */
 export function joinPath(base: string, path: string): string {
-  const prefix = new URL(base).pathname.replace(/\/+$/, "");
+  let prefix = prefixes.get(base);
+  if (prefix === undefined) {
+    prefix = new URL(base).pathname.replace(/\/+$/, "");
+    if (prefixes.size > 1024) prefixes.clear();
+    prefixes.set(base, prefix);
+  }
   // Hosted APIs are usually given as .../v1; do not double it.
   if (prefix.endsWith("/v1") && path.startsWith("/v1/")) return prefix + path.slice(3);
   return prefix + path;

@@ -29,6 +29,7 @@ import {
   TitoChatRun,
 } from "./tito.js";
 import type {
+  CallSignal,
   ChatCall,
   ChatOutcome,
   Completion,
@@ -193,7 +194,7 @@ interface GenerateOutput {
 async function* generateOutputs(
   u: Upstream,
   res: Awaited<ReturnType<typeof upstreamPost>>,
-  signal: AbortSignal,
+  signal: CallSignal,
   stream: boolean,
   eos: ReadonlySet<number>,
 ): AsyncGenerator<GenerateOutput> {

@@ -4,6 +4,7 @@
  * result with whatever token ids and logprobs the upstream can give; when `onChunk` is set it
  * streams canonical chunks as they arrive and still returns the folded result at the end.
  */
+import { EventEmitter } from "node:events";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -12,6 +13,28 @@ import type {
   TokenSource,
 } from "../../types/index.js";
 import type { Upstream } from "./pool.js";
+
+/**
+ * What cancels an upstream call: a DOM AbortSignal, or the gateway's CallAbort. Both say whether
+ * (and why) the call was aborted, and undici accepts either as a request's `signal`.
+ */
+export type CallSignal = AbortSignal | CallAbort;
+
+/**
+ * The abort signal of one agent call, as an EventEmitter: undici listens to it with `once`, which
+ * costs a fraction of `addEventListener` on an AbortSignal (an EventTarget), per call.
+ */
+export class CallAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit("abort");
+  }
+}
 
 export interface ChoiceTokens {
   completionIds: number[] | null;
@@ -33,7 +56,7 @@ export interface ChatCall {
   /** Model name to send upstream. */
   model: string | undefined;
   onChunk?: (chunk: ChatCompletionChunk) => void;
-  signal: AbortSignal;
+  signal: CallSignal;
   /** The session's previous call, for token-in/token-out prompt building. */
   previous?: PromptState | undefined;
 }
@@ -89,7 +112,7 @@ export interface CompletionCall {
   request: CompletionRequest;
   model: string | undefined;
   onChunk?: (chunk: Completion) => void;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 export interface CompletionOutcome {
