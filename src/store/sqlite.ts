@@ -84,6 +84,18 @@ CREATE TABLE IF NOT EXISTS traces (
 CREATE INDEX IF NOT EXISTS traces_by_session ON traces (session_id, seq);
 CREATE INDEX IF NOT EXISTS traces_by_time ON traces (finished_at);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  config TEXT NOT NULL,
+  started_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS metrics (
+  run_id TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, step)
+);
 `;
 
 interface SessionDbRow {
@@ -175,6 +187,16 @@ export class Store {
       setMeta: this.db.prepare(
         "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       ),
+      upsertRun: this.db.prepare(
+        "INSERT INTO runs (id, kind, config, started_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET config = excluded.config",
+      ),
+      // a step's metrics merge into what is stored for it (validation after training, ...)
+      putMetrics: this.db.prepare(
+        "INSERT INTO metrics (run_id, step, data) VALUES (?, ?, ?) ON CONFLICT(run_id, step) DO UPDATE SET data = json_patch(data, excluded.data)",
+      ),
+      runMetrics: this.db.prepare("SELECT step, data FROM metrics WHERE run_id = ? ORDER BY step"),
+      dropMetricsAfter: this.db.prepare("DELETE FROM metrics WHERE run_id = ? AND step > ?"),
+      listRuns: this.db.prepare("SELECT * FROM runs ORDER BY started_at"),
     };
   }
 
@@ -379,6 +401,51 @@ export class Store {
 
   setMeta(key: string, value: string): void {
     this.stmts.setMeta.run(key, value);
+  }
+
+  /** Records a run (training or eval) and its config; a resumed run keeps its start time. */
+  upsertRun(run: { id: string; kind: string; config: unknown; startedAt: number }): Promise<void> {
+    return this.write(() => {
+      this.stmts.upsertRun.run(run.id, run.kind, JSON.stringify(run.config), run.startedAt);
+    });
+  }
+
+  listRuns(): { id: string; kind: string; config: unknown; startedAt: number }[] {
+    return (
+      this.stmts.listRuns.all() as {
+        id: string;
+        kind: string;
+        config: string;
+        started_at: number;
+      }[]
+    ).map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      config: JSON.parse(r.config),
+      startedAt: r.started_at,
+    }));
+  }
+
+  /** Stores (or merges into) one step's metrics of a run. */
+  putMetrics(runId: string, step: number, metrics: Record<string, number>): Promise<void> {
+    return this.write(() => {
+      this.stmts.putMetrics.run(runId, step, JSON.stringify(metrics));
+    });
+  }
+
+  /** A run's metrics, one object per step in step order. */
+  runMetrics(runId: string): ({ step: number } & Record<string, number>)[] {
+    return (this.stmts.runMetrics.all(runId) as { step: number; data: string }[]).map((r) => ({
+      ...(JSON.parse(r.data) as Record<string, number>),
+      step: r.step,
+    }));
+  }
+
+  /** Forgets a run's metrics after `step` (a resume redoes those steps). */
+  dropMetricsAfter(runId: string, step: number): Promise<void> {
+    return this.write(() => {
+      this.stmts.dropMetricsAfter.run(runId, step);
+    });
   }
 
   /** Moves the WAL into the main database file (what POST /admin/flush asks for). */

@@ -20,7 +20,7 @@
  * weights) unless the loss sets its own.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
 import { episodesToDatums } from "../algorithms/pipeline.js";
 import { learningRate } from "../algorithms/schedule.js";
@@ -176,6 +176,20 @@ export class AgentTrainer {
     );
     await gateway.setWeightVersion(sampler.weightVersion);
     let version = sampler.weightVersion;
+    // metrics also go to the run's store (traces.db), for the dashboard
+    const store = gateway.gateway.store;
+    const runId = `train:${resolve(output)}`;
+    await store.upsertRun({
+      id: runId,
+      kind: "train",
+      config: this.o.config,
+      startedAt: Date.now(),
+    });
+    await store.dropMetricsAfter(runId, state.step);
+    const record = async (step: number, m: StepMetrics) => {
+      appendFileSync(metricsPath, `${JSON.stringify({ step, ...m })}\n`);
+      await store.putMetrics(runId, step, m);
+    };
 
     const runGroup = (loaded: LoadedTask, launchVersion: number): InFlight => {
       const f: InFlight = {
@@ -296,7 +310,7 @@ export class AgentTrainer {
       if (state.step === 0 && tc.valBeforeTrain && this.o.valDataset?.length) {
         const v = await validate(0);
         result.valBefore = v["val/pass@1"];
-        appendFileSync(metricsPath, `${JSON.stringify({ step: 0, ...v })}\n`);
+        await record(0, v);
         this.log(`step 0 (before training): ${formatVal(v)}`);
       }
       this.log(formatStepHeader());
@@ -417,7 +431,7 @@ export class AgentTrainer {
         };
         if (tc.valFreq > 0 && state.step % tc.valFreq === 0 && state.step < maxSteps)
           Object.assign(stepMetrics, await validate(state.step));
-        appendFileSync(metricsPath, `${JSON.stringify(stepMetrics)}\n`);
+        await record(state.step, stepMetrics);
         this.log(formatStepLine(stepMetrics));
         this.o.onStep?.(stepMetrics);
         if (tc.saveFreq > 0 && state.step % tc.saveFreq === 0) await save();
@@ -429,7 +443,7 @@ export class AgentTrainer {
       if (this.o.valDataset?.length && result.newSteps > 0) {
         const v = await validate(state.step);
         result.valAfter = v["val/pass@1"];
-        appendFileSync(metricsPath, `${JSON.stringify({ step: state.step, final: 1, ...v })}\n`);
+        await record(state.step, { final: 1, ...v });
         this.log(`step ${state.step} (after training): ${formatVal(v)}`);
       }
     } finally {
