@@ -41,7 +41,7 @@ async function evalCheckpoint(checkpoint: string, name: string): Promise<EvalRes
     "countdown",
     loadConfig({
       env: {},
-      flags: { eval: { backend: "local", checkpoint, attempts: 4, output } },
+      flags: { eval: { backend: "local", checkpoint, attempts: 8, output } },
     }),
   );
   return JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
@@ -105,7 +105,7 @@ console.log(
   `\nbase model: ${baseSeconds.toFixed(0)} s (0 when cached); RL: ${r.steps} steps in ${trainSeconds.toFixed(0)} s`,
 );
 console.log(
-  `rllm eval countdown (200 held-out, 4 attempts, T=1): pass@1 ${((before.score ?? 0) * 100).toFixed(1)}% → ${((after.score ?? 0) * 100).toFixed(1)}%  (${gain >= 0 ? "+" : ""}${gain.toFixed(1)} points; target +20: ${gain >= 20 ? "PASS" : "FAIL"})`,
+  `rllm eval countdown (200 held-out, 8 attempts, T=1): pass@1 ${((before.score ?? 0) * 100).toFixed(1)}% → ${((after.score ?? 0) * 100).toFixed(1)}%  (${gain >= 0 ? "+" : ""}${gain.toFixed(1)} points; target +20: ${gain >= 20 ? "PASS" : "FAIL"})`,
 );
 writeFileSync(
   join(results, "learning.json"),

@@ -10,7 +10,8 @@ export const TrainerConfigSchema = z.strictObject({
   /** Tasks (groups) per training step. */
   batchSize: positiveInt.max(65_536).default(16),
   /** Passes over the training tasks. */
-  epochs: positiveInt.default(1),
+  /** Passes over the training tasks (default 1; with maxSeconds and no epochs: as many as fit). */
+  epochs: positiveInt.optional(),
   /** Stop after this many steps (default: the epochs' worth). */
   maxSteps: positiveInt.optional(),
   /** Stop after this many seconds of training (checked between steps; a checkpoint is written). */

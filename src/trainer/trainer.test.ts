@@ -253,6 +253,20 @@ describe("AgentTrainer", () => {
         }).train(),
         /already holds a run with checkpoints; pass --resume/,
       );
+      // a time budget alone runs open-ended: a decaying schedule cannot know its length
+      const cfg = config({ maxSeconds: 5 });
+      await assert.rejects(
+        new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: countdownRecipeTasks("train", 4),
+          backend,
+          config: { ...cfg, optim: { ...cfg.optim, schedule: "cosine" } },
+          output: join(dir, "cosine"),
+          log: () => {},
+        }).train(),
+        /a cosine learning-rate schedule needs a known length/,
+      );
     } finally {
       await backend.close();
     }

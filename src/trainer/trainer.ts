@@ -162,9 +162,16 @@ export class AgentTrainer {
     }
     writeJsonAtomic(join(output, "config.json"), this.o.config);
 
-    const loader = new TaskLoader(this.o.trainDataset, tc.seed, tc.epochs, state.loader);
+    // a time budget without an epoch count runs as many epochs as fit in it
+    const epochs = tc.epochs ?? (tc.maxSeconds !== undefined ? Number.POSITIVE_INFINITY : 1);
+    const loader = new TaskLoader(this.o.trainDataset, tc.seed, epochs, state.loader);
     const perEpoch = Math.ceil(this.o.trainDataset.length / tc.batchSize);
-    const maxSteps = tc.maxSteps ?? perEpoch * tc.epochs;
+    const maxSteps =
+      tc.maxSteps ?? (Number.isFinite(epochs) ? perEpoch * epochs : Number.POSITIVE_INFINITY);
+    if (!Number.isFinite(maxSteps) && optim.schedule !== "constant")
+      throw new Error(
+        `a ${optim.schedule} learning-rate schedule needs a known length: set trainer.maxSteps or trainer.epochs`,
+      );
     const sampler = await backend.sampler();
     const gateway = await InProcessGateway.start(
       {
@@ -359,7 +366,7 @@ export class AgentTrainer {
               const width = 20;
               const filled = Math.min(width, Math.round((ready / tc.batchSize) * width));
               process.stderr.write(
-                `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] step ${state.step + 1}/${maxSteps}: ${ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s\x1b[K`,
+                `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] step ${state.step + 1}${Number.isFinite(maxSteps) ? `/${maxSteps}` : ""}: ${ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s\x1b[K`,
               );
             }, 250)
           : undefined;
