@@ -195,6 +195,11 @@ export async function runTrainCommand(
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);
+  // the recipe's run length: 15 minutes of RL unless a length is given
+  const budget =
+    recipe && tc.maxSteps === undefined && tc.epochs === undefined && tc.maxSeconds === undefined
+      ? { maxSeconds: COUNTDOWN_RECIPE.rlSeconds }
+      : {};
   const samplingParams = recipe
     ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.samplingParams }
     : tc.samplingParams;
@@ -221,7 +226,7 @@ export async function runTrainCommand(
     trainDataset: train,
     valDataset: val,
     backend,
-    config: { ...config, trainer: { ...tc, samplingParams, valSamplingParams } },
+    config: { ...config, trainer: { ...tc, ...budget, samplingParams, valSamplingParams } },
     output,
     log: io.log,
     signal,
@@ -234,7 +239,7 @@ export async function runTrainCommand(
     throw e;
   }
   io.log(
-    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend local (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}, output ${output}`,
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend local (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );
   const onSigint = () => {
     io.log(

@@ -8,7 +8,7 @@ export const TrainerConfigSchema = z.strictObject({
   /** Attempts per task: the GRPO group. */
   groupSize: positiveInt.max(1024).default(8),
   /** Tasks (groups) per training step. */
-  batchSize: positiveInt.max(65_536).default(16),
+  batchSize: positiveInt.max(65_536).default(64),
   /** Passes over the training tasks. */
   /** Passes over the training tasks (default 1; with maxSeconds and no epochs: as many as fit). */
   epochs: positiveInt.optional(),

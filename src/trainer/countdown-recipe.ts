@@ -39,6 +39,8 @@ export const COUNTDOWN_RECIPE = {
   sft: { steps: 800, batchSize: 64, lr: 2e-3, warmupSteps: 20, seed: 0 },
   initSeed: 0,
   maxTokens: 40,
+  /** `rllm train countdown` with no length given trains for this long. */
+  rlSeconds: 900,
 } as const;
 
 /** Whether `rllm train/eval <benchmark>` uses this recipe: countdown, local backend, no agent or data. */
@@ -89,8 +91,15 @@ export function countdownSftExample(task: Task): SftExample {
   return { tokens: r.ids, lossMask: r.lossMask.map((m) => (m ? 1 : 0)) };
 }
 
+/** A hash of what shapes the base model (not the RL settings), naming its cache entry. */
 export function recipeHash(): string {
-  return createHash("sha256").update(JSON.stringify(COUNTDOWN_RECIPE)).digest("hex").slice(0, 12);
+  const r = COUNTDOWN_RECIPE;
+  const base = { v: r.version, task: r.task, seeds: r.seeds, buckets: r.buckets, counts: r.counts };
+  const more = { model: r.model, sft: r.sft, initSeed: r.initSeed };
+  return createHash("sha256")
+    .update(JSON.stringify({ ...base, ...more }))
+    .digest("hex")
+    .slice(0, 12);
 }
 
 /** Where the base model of the recipe is cached. */
