@@ -209,7 +209,7 @@ function checkUnsupported(body: Record<string, unknown>): void {
   const names = bad.map(([k, , n]) => `${k} (only ${n} or null)`).join(", ");
   throw new HttpError(
     400,
-    `unsupported by the local sampler: ${names}. These change sampling and are not implemented here; remove them from the request.`,
+    `unsupported by the local sampler: ${names}. These change sampling and this sampler does not offer them; remove them from the request.`,
     bad[0]![0],
   );
 }
