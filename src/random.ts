@@ -13,3 +13,14 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** 0 … n−1 in a seeded random order (Fisher–Yates driven by mulberry32(seed)). */
+export function seededPermutation(n: number, seed: number): number[] {
+  const rand = mulberry32(seed);
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}

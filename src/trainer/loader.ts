@@ -14,7 +14,7 @@
  * trained before the checkpoint (in flight, or in a step the crash lost) are handed out again;
  * trained ones never are.
  */
-import { mulberry32 } from "../random.js";
+import { seededPermutation } from "../random.js";
 import type { Task } from "../types/index.js";
 
 export interface LoaderState {
@@ -55,12 +55,7 @@ export class TaskLoader {
   private order(epoch: number): number[] {
     let o = this.orders.get(epoch);
     if (!o) {
-      const rand = mulberry32((this.seed * 7919 + epoch * 104_729) >>> 0);
-      o = this.tasks.map((_, i) => i);
-      for (let i = o.length - 1; i > 0; i--) {
-        const j = Math.floor(rand() * (i + 1));
-        [o[i], o[j]] = [o[j]!, o[i]!];
-      }
+      o = seededPermutation(this.tasks.length, (this.seed * 7919 + epoch * 104_729) >>> 0);
       this.orders.set(epoch, o);
       if (this.orders.size > 4) this.orders.delete(Math.min(...this.orders.keys()));
     }

@@ -13,7 +13,7 @@ import { LossSpecSchema } from "../algorithms/loss.js";
 import { learningRate } from "../algorithms/schedule.js";
 import type { TrainingBackend } from "../backends/spi.js";
 import type { OptimConfig } from "../config/backend.js";
-import { mulberry32 } from "../random.js";
+import { seededPermutation } from "../random.js";
 import { type ChatMessage, ChatMessageSchema, type Tool, ToolSchema } from "../types/chat.js";
 import type { Datum } from "../types/index.js";
 
@@ -208,12 +208,7 @@ export async function runSft(o: SftOptions): Promise<SftResult> {
   let valLoss: number | undefined;
   let cancelled = false;
   outer: for (let epoch = 0; epoch < o.epochs; epoch++) {
-    const rand = mulberry32(o.seed * 1009 + epoch);
-    const order = o.train.map((_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = seededPermutation(o.train.length, o.seed * 1009 + epoch);
     for (let b = 0; b < perEpoch; b++) {
       if (step >= total) break outer;
       if (o.signal?.aborted) {

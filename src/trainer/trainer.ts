@@ -29,7 +29,7 @@ import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
 import { summarize, writeJsonAtomic } from "../engine/eval.js";
 import { InProcessGateway } from "../engine/gateway.js";
-import { mulberry32 } from "../random.js";
+import { seededPermutation } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import type { Datum, Episode, Task } from "../types/index.js";
 import { type LoadedTask, TaskLoader } from "./loader.js";
@@ -512,12 +512,7 @@ export class AgentTrainer {
         : this.o.config.trainer.async
           ? "current"
           : undefined;
-    const order = datums.map((_, i) => i);
-    const rand = mulberry32((this.o.config.trainer.seed * 31 + step) >>> 0);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = seededPermutation(datums.length, (this.o.config.trainer.seed * 31 + step) >>> 0);
     let lossSum = 0;
     const sums: Record<string, number> = {};
     let tokens = 0;
