@@ -4,7 +4,7 @@
  * a fixed wall-clock budget, `rllm eval` of the last checkpoint, and the curve in between
  * (reward and validation pass@1 per step).
  *
- *   node --import tsx bench/learning.ts [--minutes 15] [--home DIR] [-- rllm train flags...]
+ *   node --import tsx bench/learning.ts [--minutes 15] [--home DIR] [--config FILE] [-- rllm train flags...]
  *
  * Prints the before/after pass@1 (the reference is the same held-out set before RL) and writes
  * bench/results/learning.json. Target (issue 6): +20 points absolute within 15 minutes on 2 cores.
@@ -26,6 +26,7 @@ const flag = (name: string) => {
 };
 const minutes = Number(flag("--minutes") ?? 15);
 const home = flag("--home");
+const configFile = flag("--config");
 if (home) process.env.RLLM_HOME = home;
 const dash = args.indexOf("--");
 const extra = dash >= 0 ? args.slice(dash + 1) : [];
@@ -74,7 +75,11 @@ const flags: TrainFlags = {
 const t1 = performance.now();
 const r = await runTrainCommand(
   "countdown",
-  loadConfig({ env: {}, flags: trainFlagsToConfig(flags) }),
+  loadConfig({
+    ...(configFile ? { file: configFile } : {}),
+    env: {},
+    flags: trainFlagsToConfig(flags),
+  }),
   {
     log,
   },

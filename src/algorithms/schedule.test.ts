@@ -18,4 +18,13 @@ describe("learning-rate schedule", () => {
     close(learningRate({ ...base, decay: "cosine", minRatio: 0.1 }, 110), 0.1);
     close(learningRate({ ...base, decay: "cosine" }, 35), 0.5 * (1 + Math.cos(Math.PI / 4)));
   });
+  test("a time-bounded run decays by the share of its budget spent, not by step", () => {
+    const open = { lr: 1, warmupSteps: 2, totalSteps: Number.POSITIVE_INFINITY };
+    close(learningRate({ ...open, decay: "cosine" }, 0, 0.9), 0.5); // warmup still by step
+    close(learningRate({ ...open, decay: "cosine" }, 50, 0.5), 0.5);
+    close(learningRate({ ...open, decay: "linear", minRatio: 0.2 }, 7, 0.25), 0.8);
+    close(learningRate({ ...open, decay: "cosine", minRatio: 0.1 }, 9, 1.7), 0.1); // past the budget
+    close(learningRate({ ...open, decay: "constant" }, 9, 0.5), 1);
+    close(learningRate({ ...base, decay: "linear" }, 60, 0), 1); // progress wins over steps
+  });
 });

@@ -253,20 +253,33 @@ describe("AgentTrainer", () => {
         }).train(),
         /already holds a run with checkpoints; pass --resume/,
       );
-      // a time budget alone runs open-ended: a decaying schedule cannot know its length
-      const cfg = config({ maxSeconds: 5 });
-      await assert.rejects(
-        new AgentTrainer({
-          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
-          evaluator: parity,
-          trainDataset: countdownRecipeTasks("train", 4),
-          backend,
-          config: { ...cfg, optim: { ...cfg.optim, schedule: "cosine" } },
-          output: join(dir, "cosine"),
-          log: () => {},
-        }).train(),
-        /a cosine learning-rate schedule needs a known length/,
+      // a time budget alone: a decaying schedule follows the time spent, not the steps
+      const cfg = config({ maxSeconds: 2.5, valFreq: 0, saveFreq: 0 });
+      const timed = await new AgentTrainer({
+        rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+        evaluator: parity,
+        trainDataset: countdownRecipeTasks("train", 4),
+        backend,
+        config: { ...cfg, optim: { ...cfg.optim, schedule: "cosine", minLrRatio: 0.1 } },
+        output: join(dir, "cosine"),
+        log: () => {},
+      }).train();
+      assert.equal(timed.stoppedBy, "time");
+      const steps = readJsonl(join(dir, "cosine", "metrics.jsonl")).filter(
+        (m) => m.lr !== undefined,
       );
+      assert.ok(steps.length >= 3, `${steps.length} steps in 2.5 s`);
+      for (const m of steps) {
+        // lr = min + (peak − min)·½(1 + cos(π·elapsed/budget)), elapsed taken before the step
+        // (elapsed at the step's end bounds the progress its lr was taken at)
+        const p = Math.min(1, m["time/elapsed_s"]! / 2.5);
+        assert.ok(m.lr! < 0.01 && m.lr! >= 0.001 - 1e-12, `lr ${m.lr}`);
+        assert.ok(
+          m.lr! >= 0.001 + 0.009 * 0.5 * (1 + Math.cos(Math.PI * p)) - 1e-12,
+          `step ${m.step}`,
+        );
+      }
+      for (let i = 1; i < steps.length; i++) assert.ok(steps[i]!.lr! < steps[i - 1]!.lr!);
     } finally {
       await backend.close();
     }

@@ -168,10 +168,7 @@ export class AgentTrainer {
     const perEpoch = Math.ceil(this.o.trainDataset.length / tc.batchSize);
     const maxSteps =
       tc.maxSteps ?? (Number.isFinite(epochs) ? perEpoch * epochs : Number.POSITIVE_INFINITY);
-    if (!Number.isFinite(maxSteps) && optim.schedule !== "constant")
-      throw new Error(
-        `a ${optim.schedule} learning-rate schedule needs a known length: set trainer.maxSteps or trainer.epochs`,
-      );
+    // (maxSteps is open only under a time budget: a decaying lr then follows the time spent)
     const sampler = await backend.sampler();
     const gateway = await InProcessGateway.start(
       {
@@ -409,6 +406,7 @@ export class AgentTrainer {
           state.step,
           optim,
           maxSteps,
+          Number.isFinite(maxSteps) ? undefined : elapsed() / tc.maxSeconds!,
         );
         const saved = await backend.saveForSampler();
         version = saved.weightVersion;
@@ -471,6 +469,8 @@ export class AgentTrainer {
     step: number,
     optim: RllmConfig["optim"],
     maxSteps: number,
+    /** Fraction of the time budget spent, for a run bounded only by time. */
+    progress: number | undefined,
   ): Promise<StepMetrics> {
     const cfg = this.o.config;
     const backend = this.o.backend;
@@ -496,6 +496,7 @@ export class AgentTrainer {
         minRatio: optim.minLrRatio,
       },
       step,
+      progress,
     );
     m.lr = lr;
     if (datums.length === 0) {
