@@ -7,7 +7,9 @@
  *     [--seed 1] [--out bench/results/gateway.json] [--strict]   (--help lists every flag)
  *
  * The servers (fake upstream and gateway) run as child processes pinned with `taskset -c 1`; the
- * load generator re-executes itself under `taskset -c 0`. Each cell: priming (one request per
+ * load generator re-executes itself under `taskset -c 0`. The fake upstream stands for a GPU server
+ * on another machine: it replays the answer a request body got the first time (unless
+ * --upstream-generate), so that it takes little of the core it shares with the gateway. Each cell: priming (one request per
  * connection), warm-up, measured window (see bench/lib/load.ts). Prints a markdown table (req/s,
  * p50, p99, added latency, throughput ratio, errors), the CPU each server used per request, whether
  * every gateway call left a trace in SQLite, and PASS/FAIL for each target; writes the same as
@@ -59,10 +61,11 @@ const { values: flags } = parseArgs({
     "loadgen-cpus": { type: "string", default: "0" },
     "server-cpus": { type: "string", default: "1" },
     "upstream-cpus": { type: "string", default: "" },
+    "upstream-generate": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     "direct-tokens": { type: "boolean", default: false },
     durability: { type: "string", default: "normal" },
-    "gateway-build": { type: "string", default: "tsx" },
+    "gateway-build": { type: "string", default: "dist" },
     "quiet-wait": { type: "string", default: "30" },
     gateway: { type: "string", default: "cli" },
     "gateway-root": { type: "string" },
@@ -87,12 +90,15 @@ if (flags.help) {
       "  --loadgen-cpus / --server-cpus   taskset CPU lists (default 0 / 1)",
       "  --upstream-cpus L     pin the fake upstream elsewhere than the gateway (diagnosis only,",
       "                        e.g. 0 to give the gateway a core of its own for --profile)",
+      "  --upstream-generate   the fake upstream generates every answer (default: it replays the",
+      "                        bytes a request body got the first time, so it costs little more than",
+      "                        its HTTP; see --replay in src/testing/fake-upstream-main.ts)",
       "  --profile             run the gateway under --cpu-prof and summarise the profile",
       "  --direct-tokens       add logprobs + return_token_ids to direct requests (what the",
       "                        gateway asks the upstream for), to isolate the gateway's own cost",
       "  --durability MODE     gateway store durability: normal (default) or full",
-      "  --gateway-build B     tsx (default: run src/ under tsx) or dist (compile with tsc into",
-      "                        bench/results/dist and run plain JS, as an installed rllm does)",
+      "  --gateway-build B     dist (default: compile with tsc into bench/results/dist and run",
+      "                        plain JS, as an installed rllm does) or tsx (run src/ under tsx)",
       "  --quiet-wait S        before each cell, wait up to S s for other processes to go",
       "                        under 5% of a core (default 30; 0 = do not wait)",
       "  --gateway KIND        what serves the gateway side: cli (default: `rllm gateway --db",
@@ -247,6 +253,7 @@ async function main(): Promise<void> {
         String(upPort),
         "--kind",
         "vllm",
+        ...(flags["upstream-generate"] ? [] : ["--replay"]),
       ],
     });
     servers.push(upstream);
@@ -621,7 +628,7 @@ function printHeader(
   console.log(
     `${durationS} s measured after ${warmupS} s warm-up per cell; concurrency ${concurrencies.join(", ")}; ` +
       `gateway: ${describeGateway()}; ` +
-      `traces → ${dbPath} (durability ${flags.durability})${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
+      `traces → ${dbPath} (durability ${flags.durability}); fake upstream ${flags["upstream-generate"] ? "generates every answer" : "replays repeated requests"}${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
   );
   console.log("");
 }
@@ -675,7 +682,9 @@ function report(
     ),
   );
   console.log("");
-  console.log("Server CPU over the measured window (both servers share the server core):");
+  console.log(
+    `Server CPU over the measured window${flags["upstream-cpus"] ? "" : " (both servers share the server core)"}:`,
+  );
   console.log(
     markdownTable(
       [
@@ -743,6 +752,8 @@ function report(
           pinned: info.serverCpus !== undefined,
           loadgenCpus: info.serverCpus !== undefined ? flags["loadgen-cpus"] : null,
           serverCpus: info.serverCpus ?? null,
+          upstreamCpus:
+            info.serverCpus !== undefined ? flags["upstream-cpus"] || info.serverCpus : null,
         },
         settings: {
           durationS,
@@ -752,6 +763,7 @@ function report(
           seed: info.seed,
           durability: flags.durability,
           directTokens: flags["direct-tokens"],
+          upstreamReplay: !flags["upstream-generate"],
           gatewayBuild: flags["gateway-build"],
           gateway: flags.gateway,
           gatewayRoot: flags["gateway-root"] ?? null,

@@ -3,9 +3,10 @@
  *
  *   node --import tsx src/testing/fake-upstream-main.ts --port 8001 --kind vllm \
  *     [--host 127.0.0.1] [--model NAME] [--latency-ms N] [--token-delay-ms N] \
- *     [--tokens-per-chunk N] [--record] [--reasoning-field reasoning|reasoning_content|both]
+ *     [--tokens-per-chunk N] [--record] [--replay] [--reasoning-field reasoning|reasoning_content|both]
  *
- * Request recording is off unless `--record` is given (a benchmark should not accumulate). Prints
+ * Request recording is off unless `--record` is given (a benchmark should not accumulate);
+ * `--replay` answers a repeated request with the bytes it got the first time (see the option). Prints
  * one line `READY <url>` on stdout once listening; exits cleanly on SIGINT / SIGTERM.
  */
 import { parseArgs } from "node:util";
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     "tokens-per-chunk": { type: "string", default: "1" },
     "reasoning-field": { type: "string" },
     record: { type: "boolean", default: false },
+    replay: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -48,6 +50,7 @@ const upstream = await startFakeUpstream({
   tokenDelayMs: Number(values["token-delay-ms"]),
   tokensPerChunk: Number(values["tokens-per-chunk"]),
   record: values.record,
+  replay: values.replay,
   ...(reasoningField ? { reasoningField } : {}),
 });
 process.stdout.write(`READY ${upstream.url}\n`);

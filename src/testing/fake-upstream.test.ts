@@ -952,3 +952,43 @@ describe("faults", () => {
     assert.equal(u.inFlight, 0);
   });
 });
+
+describe("replay (benchmarks)", () => {
+  const body = { messages: [user("same question")], max_tokens: 8, logprobs: true };
+  it("a repeated request gets the first answer's bytes; another body is generated anew", async () => {
+    await withUpstream({ kind: "vllm", replay: true, record: false }, async (u) => {
+      const first = await (await post(u, "/v1/chat/completions", body)).text();
+      const again = await post(u, "/v1/chat/completions", body);
+      assert.equal(again.status, 200);
+      assert.equal(again.headers.get("content-type"), "application/json");
+      assert.equal(await again.text(), first);
+      const other = (await postJson(u, "/v1/chat/completions", {
+        ...body,
+        messages: [user("another")],
+      })) as J;
+      assert.notEqual(other.id, (JSON.parse(first) as J).id);
+      assert.match(other.choices[0].message.content, /^Echo: an/);
+      // streams replay as the same events
+      const s1 = await sse(u, "/v1/chat/completions", { ...body, stream: true });
+      const s2 = await sse(u, "/v1/chat/completions", { ...body, stream: true });
+      assert.deepEqual(s2, s1);
+      assert.ok(objs(s2).length > 2);
+      // a queued fault is not hidden by the replay; an error is not replayed
+      u.faults.push({ kind: "status", status: 500 });
+      assert.equal((await post(u, "/v1/chat/completions", body)).status, 500);
+      assert.equal(await (await post(u, "/v1/chat/completions", body)).text(), first);
+      const bad = { messages: "not a list" };
+      assert.equal((await post(u, "/v1/chat/completions", bad)).status, 400);
+      u.faults.push({ kind: "status", status: 503 });
+      assert.equal((await post(u, "/v1/chat/completions", bad)).status, 503);
+    });
+  });
+
+  it("off by default: each request is generated (fresh ids)", async () => {
+    await withUpstream({ kind: "vllm", record: false }, async (u) => {
+      const a = await postJson(u, "/v1/chat/completions", body);
+      const b = await postJson(u, "/v1/chat/completions", body);
+      assert.notEqual(a.id, b.id);
+    });
+  });
+});
