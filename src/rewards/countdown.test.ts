@@ -136,6 +136,22 @@ test("formatScore rewards a well-formed but wrong equation, not a malformed one"
   assert.equal((await shaped(t, "<answer>3 * 8 - 1</answer>")).isCorrect, false);
 });
 
+test("closenessScore: a miss scores by how near it lands; a correct answer still 1", async () => {
+  const near = countdownGrader({ formatScore: 0.1, closenessScore: 0.2 });
+  const t = task([3, 8, 1], 24);
+  const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
+  close((await near(t, "<answer>3 * 8 - 1</answer>")).reward, 0.1 + 0.2 * (1 - 1 / 24));
+  close((await near(t, "<answer>3 + 8 + 1</answer>")).reward, 0.1 + 0.2 * (1 - 12 / 24));
+  close((await near(t, "<answer>3 * 8 * 8</answer>")).reward, 0.1); // misused number: format only
+  close((await near(t, "<answer>(3 + 8) * 8 / 1</answer>")).reward, 0.1);
+  close((await near(t, "<answer>1 - 3 * 8</answer>")).reward, 0.1); // 47 off: past the target
+  assert.equal((await near(t, "<answer>3 * 8 * 1</answer>")).reward, 1);
+  assert.equal((await near(t, "<answer>3 * 8 - 1</answer>")).isCorrect, false);
+  assert.equal((await near(t, "<answer>3 * * 8</answer>")).reward, 0);
+  assert.throws(() => countdownGrader({ formatScore: 0.5, closenessScore: 0.5 }), /less than 1/);
+  assert.throws(() => countdownGrader({ closenessScore: -0.1 }), /must be ≥ 0/);
+});
+
 test("requireAllNumbers enforces TinyZero's use-every-number rule", async () => {
   const strict = countdownGrader({ requireAllNumbers: true });
   const out = await strict(task([50, 3, 9], 47), "<answer>50 - 3</answer>");

@@ -252,6 +252,13 @@ export interface CountdownGraderOptions {
    * No `<answer>` tag or a syntax error earns 0. Default 0.
    */
   formatScore?: number;
+  /**
+   * A dense signal toward the target for training: an equation that uses the numbers correctly
+   * but misses the target earns `closenessScore · (1 − min(1, |value − target| / |target|))` on top
+   * of formatScore, so a miss by 1 scores more than a miss by 50. Default 0. (`isCorrect` stays
+   * exact, so pass rates do not change.)
+   */
+  closenessScore?: number;
   /** Require every given number to be used exactly once (TinyZero's rule). Default false. */
   requireAllNumbers?: boolean;
 }
@@ -276,6 +283,14 @@ function countdownData(task: Task): { numbers: number[]; target: number } {
  */
 export function countdownGrader(options: CountdownGraderOptions = {}): Grader {
   const formatScore = options.formatScore ?? 0;
+  const closenessScore = options.closenessScore ?? 0;
+  if (
+    !(formatScore >= 0 && formatScore < 1) ||
+    !(closenessScore >= 0 && formatScore + closenessScore < 1)
+  )
+    throw new Error(
+      `countdown grader: formatScore (${formatScore}) and closenessScore (${closenessScore}) must be ≥ 0 and add up to less than 1, the reward of a correct answer`,
+    );
   const requireAll = options.requireAllNumbers ?? false;
   return (task, response) => {
     const { numbers, target } = countdownData(task);
@@ -306,7 +321,12 @@ export function countdownGrader(options: CountdownGraderOptions = {}): Grader {
     const value = evaluate(parsed.expr);
     if (!value) return wrong("division by zero");
     if (!value.equals(toRational(target))) {
-      return wrong(`evaluates to ${value}, not ${target}`, { value: value.toString() });
+      const miss = wrong(`evaluates to ${value}, not ${target}`, { value: value.toString() });
+      if (closenessScore > 0) {
+        const off = Math.abs(value.toNumber() - target) / Math.max(1e-9, Math.abs(target));
+        miss.reward = formatScore + closenessScore * (1 - Math.min(1, off));
+      }
+      return miss;
     }
     return { reward: 1, isCorrect: true, metadata: { ...base, equation, value: value.toString() } };
   };
