@@ -13,7 +13,12 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runEvalCommand } from "../src/cli/eval.js";
-import { runTrainCommand, type TrainFlags, trainFlagsToConfig } from "../src/cli/train.js";
+import {
+  loadTrainConfig,
+  runTrainCommand,
+  type TrainFlags,
+  trainFlagsToConfig,
+} from "../src/cli/train.js";
 import { loadConfig } from "../src/config/index.js";
 import type { EvalResults } from "../src/engine/index.js";
 import { ensureCountdownBase } from "../src/trainer/countdown-recipe.js";
@@ -75,7 +80,7 @@ const flags: TrainFlags = {
 const t1 = performance.now();
 const r = await runTrainCommand(
   "countdown",
-  loadConfig({
+  loadTrainConfig("countdown", {
     ...(configFile ? { file: configFile } : {}),
     env: {},
     flags: trainFlagsToConfig(flags),
@@ -92,6 +97,9 @@ const curve = readFileSync(join(trainOut, "metrics.jsonl"), "utf8")
   .split("\n")
   .map((l) => JSON.parse(l) as Record<string, number>);
 const rows = curve.filter((m) => m["val/pass@1"] !== undefined);
+// the final validation's record carries no time: that of the last step trained
+const lastElapsed = (step: number) =>
+  Math.max(0, ...curve.filter((c) => c.step! <= step).map((c) => c["time/elapsed_s"] ?? 0));
 console.log("\n| step | elapsed s | reward (mean of last 10 steps) | val pass@1 |");
 console.log("|---|---|---|---|");
 for (const m of rows) {
@@ -102,7 +110,7 @@ for (const m of rows) {
     ? recent.reduce((a, c) => a + c["reward/mean"]!, 0) / recent.length
     : NaN;
   console.log(
-    `| ${m.step}${m.final ? " (final)" : ""} | ${(m["time/elapsed_s"] ?? 0).toFixed(0)} | ${Number.isNaN(reward) ? "–" : reward.toFixed(3)} | ${(m["val/pass@1"]! * 100).toFixed(1)}% |`,
+    `| ${m.step}${m.final ? " (final)" : ""} | ${(m["time/elapsed_s"] ?? lastElapsed(m.step!)).toFixed(0)} | ${Number.isNaN(reward) ? "–" : reward.toFixed(3)} | ${(m["val/pass@1"]! * 100).toFixed(1)}% |`,
   );
 }
 const gain = ((after.score ?? 0) - (before.score ?? 0)) * 100;

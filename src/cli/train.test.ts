@@ -8,8 +8,12 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
-import { countdownBaseDir, ensureCountdownBase } from "../trainer/countdown-recipe.js";
-import { runTrainCommand, trainFlagsToConfig } from "./train.js";
+import {
+  COUNTDOWN_RECIPE,
+  countdownBaseDir,
+  ensureCountdownBase,
+} from "../trainer/countdown-recipe.js";
+import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, "index.ts");
@@ -140,6 +144,37 @@ describe("rllm train", () => {
       run(process.execPath, ["--import", "tsx", cli, "train", "countdown", "--group-size", "x"]),
       /--group-size x: must be a non-negative integer/,
     );
+  });
+
+  it("the countdown recipe's RL settings are defaults that a file, the environment and flags override", () => {
+    const rl = COUNTDOWN_RECIPE.rl;
+    const recipe = loadTrainConfig("countdown", { env: {}, flags: trainFlagsToConfig({}) });
+    assert.equal(recipe.optim.lr, rl.optim.lr);
+    assert.equal(recipe.optim.schedule, "cosine");
+    assert.equal(recipe.engine.concurrency, rl.engine.concurrency);
+    const b = recipe.backend as { sampler: { workers: number } };
+    assert.equal(b.sampler.workers, rl.backend.sampler.workers);
+    // the flag, the file and the environment win over the recipe
+    assert.equal(
+      loadTrainConfig("countdown", { env: {}, flags: trainFlagsToConfig({ lr: 5e-5 }) }).optim.lr,
+      5e-5,
+    );
+    const file = join(dir, "rl.yaml");
+    writeFileSync(file, "optim:\n  schedule: constant\nengine:\n  concurrency: 16\n");
+    const fromFile = loadTrainConfig("countdown", { file, env: {}, flags: {} });
+    assert.equal(fromFile.optim.schedule, "constant");
+    assert.equal(fromFile.engine.concurrency, 16);
+    assert.equal(fromFile.optim.lr, rl.optim.lr);
+    const env = loadTrainConfig("countdown", { env: { RLLM_OPTIM_LR: "3e-5" }, flags: {} });
+    assert.equal(env.optim.lr, 3e-5);
+    // not the recipe (another benchmark, or an agent of one's own): no recipe defaults
+    for (const other of [
+      loadTrainConfig("gsm8k", { env: {}, flags: {} }),
+      loadTrainConfig("countdown", { env: {}, flags: trainFlagsToConfig({ agent: "a.ts" }) }),
+    ]) {
+      assert.equal(other.optim.lr, undefined);
+      assert.equal(other.optim.schedule, "constant");
+    }
   });
 
   it("the recipe's base model is trained once and then read from the cache", async () => {

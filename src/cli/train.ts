@@ -12,6 +12,7 @@ import {
   backendOptions,
   ConfigError,
   type ConfigLayer,
+  type LoadConfigOptions,
   loadConfig,
   type RllmConfig,
 } from "../config/index.js";
@@ -110,7 +111,11 @@ export function trainCommand(): Command {
     .option("--evaluator <file[#export]>", "a module exporting an evaluator")
     .option("--group-size <n>", "attempts per task (GRPO group)", int("--group-size"))
     .option("--batch-size <n>", "tasks per step", int("--batch-size"))
-    .option("--lr <x>", "learning rate (default 1e-4)", num("--lr"))
+    .option(
+      "--lr <x>",
+      "peak learning rate (default 1e-4; the countdown recipe: 2e-4, cosine over its time budget)",
+      num("--lr"),
+    )
     .option("--epochs <n>", "passes over the training tasks", int("--epochs"))
     .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
     .option("--max-seconds <s>", "stop after s seconds of training", num("--max-seconds"))
@@ -135,10 +140,28 @@ export function trainCommand(): Command {
     .option("--resume", "continue the run in --output from its latest checkpoint")
     .option("--config <file>", "YAML or JSON config file")
     .action(async (benchmark: string, flags: TrainFlags) => {
-      const config = loadConfig({ file: flags.config, flags: trainFlagsToConfig(flags) });
+      const config = loadTrainConfig(benchmark, {
+        file: flags.config,
+        flags: trainFlagsToConfig(flags),
+      });
       const r = await runTrainCommand(benchmark, config);
       process.exitCode = r.stoppedBy === "signal" ? 130 : 0;
     });
+}
+
+/**
+ * The config of `rllm train <benchmark>`: when the run is the countdown recipe's, its RL settings
+ * (COUNTDOWN_RECIPE.rl) come in as defaults under the file, the environment and the flags.
+ */
+export function loadTrainConfig(benchmark: string, options: LoadConfigOptions): RllmConfig {
+  const config = loadConfig(options);
+  const tc = config.trainer;
+  const opts = { backend: config.backend.name, agent: tc.agent, dataDir: tc.dataDir };
+  if (!usesCountdownRecipe(getBenchmark(benchmark).name, opts)) return config;
+  return loadConfig({
+    ...options,
+    defaults: { name: "the countdown recipe", value: COUNTDOWN_RECIPE.rl as ConfigLayer },
+  });
 }
 
 export async function runTrainCommand(

@@ -26,6 +26,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides from CLI flags, as a partial config. */
   flags?: ConfigLayer;
+  /** Defaults of what is being run (a recipe), under every other layer: the file overrides them. */
+  defaults?: { name: string; value: ConfigLayer };
 }
 
 /** Variables that share the prefix but are not config keys. */
@@ -43,6 +45,7 @@ const NON_CONFIG_ENV = new Set([
 
 export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
   const layers: { name: string; value: ConfigLayer }[] = [];
+  if (options.defaults) layers.push(options.defaults);
   if (options.file)
     layers.push({ name: `config file ${options.file}`, value: readConfigFile(options.file) });
   layers.push({ name: "environment", value: envLayer(options.env ?? process.env) });

@@ -39,6 +39,18 @@ export const COUNTDOWN_RECIPE = {
   sft: { steps: 800, batchSize: 64, lr: 2e-3, warmupSteps: 20, seed: 0 },
   initSeed: 0,
   maxTokens: 40,
+  /**
+   * The RL run's settings, as defaults that a config file, the environment or a flag overrides
+   * (measured in bench/learning: see bench/README.md): a peak lr of 2e-4 on a cosine over the time
+   * budget, 64 tasks × 8 a step; all 512 answers of a step generated at once by 2 sampler workers
+   * (the train workers are idle meanwhile).
+   */
+  rl: {
+    optim: { lr: 2e-4, schedule: "cosine", minLrRatio: 0.05 },
+    trainer: { batchSize: 64, groupSize: 8 },
+    engine: { concurrency: 512 },
+    backend: { sampler: { workers: 2, maxBatch: 256 } },
+  },
   /** `rllm train countdown` with no length given trains for this long. */
   rlSeconds: 900,
 } as const;
