@@ -215,6 +215,7 @@ interface Target {
 async function main(): Promise<void> {
   calibrate(); // the probe's own warm-up, so the first cell's figure is comparable
   const serverCpus = pinnable ? flags["server-cpus"] : undefined;
+  const upstreamCpus = serverCpus && (flags["upstream-cpus"] || serverCpus);
   if (pinWanted && !pinnable) console.warn("taskset is not usable here: running unpinned");
   const work = mkdtempSync(join(tmpdir(), "rllm-bench-gateway-"));
   const dbPath = join(work, "traces.db");
@@ -243,7 +244,7 @@ async function main(): Promise<void> {
     const upstream = await spawnServer({
       name: "fake upstream",
       url: `http://127.0.0.1:${upPort}`,
-      cpus: serverCpus && (flags["upstream-cpus"] || serverCpus),
+      cpus: upstreamCpus,
       env,
       nodeArgs: [
         "--import",
@@ -344,7 +345,7 @@ async function main(): Promise<void> {
       if (files.length === 0) console.warn("no .cpuprofile was written by the gateway");
       else profile = summarizeProfile(join(profDir, files[0]!), 30, gatewayWindows);
     }
-    report(rows, checks, profile, gatewayMeasured, { dbPath, serverCpus, seed });
+    report(rows, checks, profile, gatewayMeasured, { dbPath, serverCpus, upstreamCpus, seed });
     if (flags.profile && profile) {
       const keepAt = join(dirname(flags.out), "gateway.cpuprofile");
       mkdirSync(dirname(keepAt), { recursive: true });
@@ -646,7 +647,12 @@ function report(
   checks: TraceCheck[],
   profile: ProfileSummary | undefined,
   gatewayMeasured: number,
-  info: { dbPath: string; serverCpus: string | undefined; seed: number },
+  info: {
+    dbPath: string;
+    serverCpus: string | undefined;
+    upstreamCpus: string | undefined;
+    seed: number;
+  },
 ): void {
   console.log("");
   console.log(
@@ -683,7 +689,7 @@ function report(
   );
   console.log("");
   console.log(
-    `Server CPU over the measured window${flags["upstream-cpus"] ? "" : " (both servers share the server core)"}:`,
+    `Server CPU over the measured window${info.upstreamCpus === info.serverCpus ? " (both servers share the server core)" : ""}:`,
   );
   console.log(
     markdownTable(
@@ -752,8 +758,7 @@ function report(
           pinned: info.serverCpus !== undefined,
           loadgenCpus: info.serverCpus !== undefined ? flags["loadgen-cpus"] : null,
           serverCpus: info.serverCpus ?? null,
-          upstreamCpus:
-            info.serverCpus !== undefined ? flags["upstream-cpus"] || info.serverCpus : null,
+          upstreamCpus: info.upstreamCpus ?? null,
         },
         settings: {
           durationS,

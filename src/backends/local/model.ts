@@ -202,7 +202,7 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 const LN_EPS = 1e-5;
 
 /**
- * tanh, fast: the [7/6] Padé approximant (as in kernels/gelu-wasm.ts) where it is accurate,
+ * tanh, fast: the [7/6] Padé approximant where it is accurate,
  * |v| ≤ 2.5, and (1 − e^{−2|v|})/(1 + e^{−2|v|}) with the sign of v beyond; max abs error 1.4e-7
  * against Math.tanh (measured), ~4× cheaper. Trainer and sampler both compute GELU through it.
  *   tanh(v) ≈ v·(135135 + v²(17325 + v²(378 + v²))) / (135135 + v²(62370 + v²(3150 + 28v²)))
