@@ -1,17 +1,17 @@
 /**
  * A bench-only baseline: the thinnest proxy the gateway's architecture allows (node:http server,
- * undici Pool to the upstream, JSON parse of the request and of the response, the same header
- * handling), with no validation, no trace and no SQLite. What it costs is the floor under the
+ * the gateway's own upstream client (src/gateway/upstreams/h1.ts), JSON parse of the request and of
+ * the response, the same header handling), with no validation, no trace and no SQLite. What it costs is the floor under the
  * gateway's cost on this machine; the gap between the two is what the gateway's own work costs.
  *
  *   node --import tsx bench/lib/null-proxy.ts --port P --upstream URL
  *
  * Speaks just enough of the gateway's API for bench/gateway.ts: GET /health, POST /sessions (any
- * token works) and POST /sessions/<id>/v1/{chat/completions,completions} (streams piped through).
+ * token works) and POST /sessions/<id>/v1/{chat/completions,completions} (a stream is passed on whole once it has ended).
  */
 import { createServer, type IncomingMessage } from "node:http";
 import { parseArgs } from "node:util";
-import { Pool } from "undici";
+import { H1Client } from "../../src/gateway/upstreams/h1.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +28,37 @@ if (!values.upstream) {
   process.exit(2);
 }
 
-const pool = new Pool(values.upstream, { connections: 256, pipelining: 1 });
+const client = new H1Client(values.upstream, {
+  connections: 256,
+  keepAliveTimeout: 30_000,
+  headersTimeout: 60_000,
+  bodyTimeout: 60_000,
+  connectTimeout: 10_000,
+});
+
+/** POSTs `body`; the status and the whole response body (a stream is passed on whole). */
+function post(path: string, body: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    const parts: Buffer[] = [];
+    client.dispatch(
+      { method: "POST", path, headers: { "content-type": "application/json" }, body },
+      {
+        onConnect() {},
+        onHeaders(s) {
+          status = s;
+        },
+        onData(c) {
+          parts.push(c);
+        },
+        onComplete() {
+          resolve({ status, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts) });
+        },
+        onError: reject,
+      },
+    );
+  });
+}
 let sessions = 0;
 let base = "";
 
@@ -67,20 +97,14 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       return;
     }
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    const up = await pool.request({
-      path: m[1]!,
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const up = await post(m[1]!, JSON.stringify(body));
     if (body.stream === true) {
-      res.writeHead(up.statusCode, { "content-type": "text/event-stream" });
-      for await (const chunk of up.body) res.write(chunk);
-      res.end();
+      res.writeHead(up.status, { "content-type": "text/event-stream" });
+      res.end(up.body);
       return;
     }
-    const text = JSON.stringify(JSON.parse(await up.body.text()));
-    res.writeHead(up.statusCode, {
+    const text = JSON.stringify(JSON.parse(up.body.toString("utf8")));
+    res.writeHead(up.status, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),
     });
@@ -100,7 +124,7 @@ server.listen(Number(values.port), "127.0.0.1", () => {
 const stop = () => {
   server.close();
   server.closeAllConnections();
-  void pool.close().finally(() => process.exit(0));
+  void client.close().finally(() => process.exit(0));
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

@@ -347,9 +347,10 @@ class SseSink {
 
 /**
  * The abort signal of one upstream call: fires when the agent goes away before the response is
- * complete. The call's timeout is not here: the upstream pool's undici dispatcher bounds every call
- * (headersTimeout for the answer to start, bodyTimeout for each gap in the body, both
- * gateway.upstreamTimeoutMs), which saves a timer and an AbortController per call.
+ * complete. The call's timeout is not here: the upstream's HTTP client (upstreams/h1.ts) bounds every
+ * call (headersTimeout for the answer to start, bodyTimeout for each gap in the body, both
+ * gateway.upstreamTimeoutMs) from one sweep timer, which saves a timer and an AbortController per
+ * call.
  */
 function callSignal(res: ServerResponse) {
   const abort = new CallAbort();

@@ -204,7 +204,7 @@ describe("upstream timeouts", () => {
       };
       assert.equal(t.data.length, 1);
       assert.equal(t.data[0]!.status, 502);
-      assert.match(t.data[0]!.error!, /stream broke: UND_ERR_BODY_TIMEOUT/);
+      assert.match(t.data[0]!.error!, /stream broke: RLLM_BODY_TIMEOUT/);
     } finally {
       await gw.close();
       server.closeAllConnections();

@@ -21,6 +21,7 @@ import { badRequestFromIssues, HttpError } from "./errors.js";
 import { bearerToken, readJsonBody, sendJson } from "./http.js";
 import { type ChatRenderer, loadRendererSync } from "./render/index.js";
 import { type Session, Sessions, safeEqual, sessionUrl, sessionView } from "./sessions.js";
+import { upstreamGet } from "./upstreams/client.js";
 import { OpenAICompatAdapter } from "./upstreams/openai-compat.js";
 import { type Upstream, UpstreamPool } from "./upstreams/pool.js";
 import { titoAdapters } from "./upstreams/tito.js";
@@ -230,12 +231,8 @@ export class Gateway {
       const u = this.pool.list().find((x) => x.healthy) ?? this.pool.list()[0];
       if (u) {
         try {
-          const r = await u.dispatcher.request({
-            path: new URL(u.url).pathname.replace(/\/+$/, "").replace(/\/v1$/, "") + "/v1/models",
-            method: "GET",
-            headers: u.apiKey ? { authorization: `Bearer ${u.apiKey}` } : {},
-          });
-          const j = (await r.body.json()) as { data?: { id?: string }[] };
+          const r = await upstreamGet(u, "/v1/models", 10_000);
+          const j = JSON.parse(r.text) as { data?: { id?: string }[] };
           for (const m of j.data ?? []) if (typeof m.id === "string") names.add(m.id);
         } catch {
           // An unreachable upstream lists nothing; the agent still gets a valid (empty) list.

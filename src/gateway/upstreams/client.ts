@@ -1,7 +1,7 @@
 /** HTTP calls to an upstream, with its failures turned into errors the agent can act on. */
-import type { Dispatcher } from "undici";
 import { HttpError } from "../errors.js";
 import { SseParser } from "../http.js";
+import type { H1Handler } from "./h1.js";
 import {
   describe,
   isConnectFailure,
@@ -11,35 +11,17 @@ import {
 } from "./pool.js";
 import { CallAbort, type CallSignal } from "./types.js";
 
-/** Shared by every call (undici only reads request headers). */
+/** Shared by every call. */
 const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
-export async function upstreamPost(
-  u: Upstream,
-  path: string,
-  body: unknown,
-  signal: CallSignal,
-): Promise<Dispatcher.ResponseData> {
-  try {
-    return await u.dispatcher.request({
-      path: joinPath(u.url, path),
-      method: "POST",
-      headers: u.apiKey ? { ...JSON_HEADERS, authorization: `Bearer ${u.apiKey}` } : JSON_HEADERS,
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (err) {
-    if (signal.aborted) throw abortError(signal);
-    if (isConnectFailure(err)) throw new UpstreamConnectError(u.url, err);
-    throw fromTransportError(u, err);
-  }
+function postHeaders(u: Upstream): Readonly<Record<string, string>> {
+  return u.apiKey ? { ...JSON_HEADERS, authorization: `Bearer ${u.apiKey}` } : JSON_HEADERS;
 }
 
 /**
- * POSTs `body` as JSON and resolves with the parsed JSON response, or throws what upstreamPost and
- * readUpstreamJson would have thrown. The hot path of the non-streaming adapters: undici's
- * `dispatch` with a handler of our own, without the Readable stream and async resource that
- * `request()` builds per call.
+ * POSTs `body` as JSON and resolves with the parsed JSON response, or throws an HttpError the
+ * agent can read (connection failures as UpstreamConnectError, which the pool retries). The hot
+ * path of the non-streaming adapters.
  */
 export function postJson(
   u: Upstream,
@@ -54,7 +36,7 @@ export function postJson(
 
 /**
  * POSTs `body` as JSON and hands each `data:` payload of the SSE response to `onEvent` as it
- * arrives, parsed (what upstreamSse yields); resolves at `[DONE]` or at the end of the body. An
+ * arrives, parsed (as upstreamSse yields them); resolves at `[DONE]` or at the end of the body. An
  * error thrown by `onEvent` ends the call with that error.
  */
 export function postSse(
@@ -87,38 +69,24 @@ function dispatchPost(
     return;
   }
   call.listen();
-  u.dispatcher.dispatch(
+  u.http.dispatch(
     {
-      path: joinPath(u.url, path),
       method: "POST",
-      headers: u.apiKey ? { ...JSON_HEADERS, authorization: `Bearer ${u.apiKey}` } : JSON_HEADERS,
+      path: joinPath(u.url, path),
+      headers: postHeaders(u),
       body: JSON.stringify(body),
     },
     call,
   );
 }
 
-/**
- * One upstream call as an undici dispatch handler (the callback interface undici's own request()
- * is built on). Errors map as in upstreamPost (before the response's headers: connection failures
- * are retryable), readUpstreamJson and upstreamSse (after them).
- */
-class UpstreamCall implements Dispatcher.DispatchHandler {
-  private abortCall: ((err: Error) => void) | undefined;
-  private status = 0;
-  private headersSeen = false;
-  private settled = false;
-  private readonly chunks: Buffer[] = [];
-  private parser: SseParser | undefined;
+/** Listens to the agent's abort signal for the length of one call. */
+abstract class SignalledCall implements H1Handler {
+  protected abortCall: ((err: Error) => void) | undefined;
+  protected settled = false;
   private readonly onAbort = () => this.abortCall?.(abortError(this.signal));
 
-  constructor(
-    private readonly u: Upstream,
-    private readonly signal: CallSignal,
-    private readonly onEvent: ((ev: Record<string, unknown>) => void) | undefined,
-    private readonly resolve: (v: unknown) => void,
-    private readonly reject: (err: unknown) => void,
-  ) {}
+  constructor(protected readonly signal: CallSignal) {}
 
   listen(): void {
     const s = this.signal;
@@ -126,12 +94,51 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     else s.addEventListener("abort", this.onAbort, { once: true });
   }
 
-  private settle(): boolean {
-    if (this.settled) return false;
-    this.settled = true;
+  protected unlisten(): void {
     const s = this.signal;
     if (s instanceof CallAbort) s.removeListener("abort", this.onAbort);
     else s.removeEventListener("abort", this.onAbort);
+  }
+
+  onConnect(abort: (err: Error) => void): void {
+    if (this.settled) {
+      abort(new Error("the call has already ended"));
+      return;
+    }
+    this.abortCall = abort;
+    if (this.signal.aborted) abort(abortError(this.signal));
+  }
+
+  abstract onHeaders(status: number): void;
+  abstract onData(chunk: Buffer): void;
+  abstract onComplete(): void;
+  abstract onError(err: Error): void;
+}
+
+/**
+ * One JSON or SSE call, parsed as it arrives. Errors: before the response's head, connection
+ * failures are retryable (UpstreamConnectError); after it, timeouts are 504 and the rest 502.
+ */
+class UpstreamCall extends SignalledCall {
+  private status = 0;
+  private headersSeen = false;
+  private readonly chunks: Buffer[] = [];
+  private parser: SseParser | undefined;
+
+  constructor(
+    private readonly u: Upstream,
+    signal: CallSignal,
+    private readonly onEvent: ((ev: Record<string, unknown>) => void) | undefined,
+    private readonly resolve: (v: unknown) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    super(signal);
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.unlisten();
     return true;
   }
 
@@ -143,35 +150,25 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     if (this.settle()) this.reject(err);
   }
 
-  onConnect(abort: (err?: Error) => void): void {
-    if (this.settled) {
-      abort(new Error("the call has already ended"));
-      return;
-    }
-    this.abortCall = abort;
-    if (this.signal.aborted) abort(abortError(this.signal));
-  }
-
-  onHeaders(statusCode: number): boolean {
+  onHeaders(statusCode: number): void {
     this.headersSeen = true;
     this.status = statusCode;
     if (this.onEvent && statusCode < 400) this.parser = new SseParser();
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.settled) return true;
+  onData(chunk: Buffer): void {
+    if (this.settled) return;
     const parser = this.parser;
     if (!parser) {
       this.chunks.push(chunk);
-      return true;
+      return;
     }
     try {
       for (const ev of parser.push(chunk)) {
         if (ev.data === "[DONE]") {
-          // Done for the agent; undici reads the rest of the body and reuses the connection.
+          // Done for the agent; the client reads the rest of the body and reuses the connection.
           this.succeed(undefined);
-          return true;
+          return;
         }
         this.onEvent!(parseEvent(this.u, ev.data));
       }
@@ -179,7 +176,6 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
       this.fail(err);
       this.abortCall?.(err as Error);
     }
-    return true;
   }
 
   onComplete(): void {
@@ -197,13 +193,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
       }
       return;
     }
-    const c = this.chunks;
-    const text =
-      c.length === 1
-        ? c[0]!.toString("utf8")
-        : c.length === 0
-          ? ""
-          : Buffer.concat(c).toString("utf8");
+    const text = joinChunks(this.chunks);
     if (this.status >= 400) {
       this.fail(upstreamStatusError(u, this.status, text));
       return;
@@ -212,13 +202,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     try {
       parsed = JSON.parse(text);
     } catch {
-      this.fail(
-        new HttpError(
-          502,
-          `upstream ${u.url} returned a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
-          "upstream_error",
-        ),
-      );
+      this.fail(notJson(u, text));
       return;
     }
     this.succeed(parsed);
@@ -249,6 +233,170 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 }
 
+function joinChunks(c: Buffer[]): string {
+  return c.length === 1
+    ? c[0]!.toString("utf8")
+    : c.length === 0
+      ? ""
+      : Buffer.concat(c).toString("utf8");
+}
+
+function notJson(u: Upstream, text: string): HttpError {
+  return new HttpError(
+    502,
+    `upstream ${u.url} returned a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+    "upstream_error",
+  );
+}
+
+/** Bytes of a body nobody reads any more past which the call is cut off. */
+const DUMP_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * A response whose head has arrived, its body still coming: read it whole (`readUpstreamJson`) or
+ * as an SSE stream (`upstreamSse`). Bodies are read as fast as the upstream sends them.
+ */
+export class UpstreamResponse extends SignalledCall {
+  statusCode = 0;
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
+  private error: Error | undefined;
+  private wake: (() => void) | undefined;
+  private discarded = 0;
+  private dropping = false;
+
+  constructor(
+    private readonly u: Upstream,
+    signal: CallSignal,
+    private readonly onHead: (res: UpstreamResponse) => void,
+    private readonly onFail: (err: unknown) => void,
+  ) {
+    super(signal);
+  }
+
+  onHeaders(status: number): void {
+    this.statusCode = status;
+    this.onHead(this);
+  }
+
+  onData(chunk: Buffer): void {
+    if (this.dropping) {
+      this.discarded += chunk.length;
+      if (this.discarded > DUMP_LIMIT) this.abortCall?.(new Error("an unread body too long"));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.notify();
+  }
+
+  onComplete(): void {
+    this.ended = true;
+    this.settled = true;
+    this.unlisten();
+    this.notify();
+  }
+
+  onError(err: Error): void {
+    const first = !this.settled;
+    this.settled = true;
+    this.unlisten();
+    if (this.statusCode === 0) {
+      // Before the head: the call itself failed.
+      if (first) this.onFail(this.failure(err));
+      return;
+    }
+    this.error = err;
+    this.notify();
+  }
+
+  private failure(err: Error): Error {
+    const u = this.u;
+    if (this.signal.aborted) return abortError(this.signal);
+    if (isConnectFailure(err)) return new UpstreamConnectError(u.url, err);
+    return fromTransportError(u, err);
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** The next chunk, or undefined at the end; throws the transport's error if the body broke. */
+  async next(): Promise<Buffer | undefined> {
+    for (;;) {
+      const c = this.chunks.shift();
+      if (c) return c;
+      if (this.error) throw this.signal.aborted ? abortError(this.signal) : this.error;
+      if (this.ended) return undefined;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  /** The rest of the body as text. */
+  async text(): Promise<string> {
+    const parts: Buffer[] = [];
+    for (let c = await this.next(); c; c = await this.next()) parts.push(c);
+    return joinChunks(parts);
+  }
+
+  /** Nobody reads the rest: it is dropped as it arrives, so the connection can be reused. */
+  discard(): void {
+    this.dropping = true;
+    this.chunks.length = 0;
+  }
+}
+
+/** POSTs `body` as JSON; resolves once the response's head has arrived. */
+export function upstreamPost(
+  u: Upstream,
+  path: string,
+  body: unknown,
+  signal: CallSignal,
+): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const res = new UpstreamResponse(u, signal, resolve, reject);
+    res.listen();
+    u.http.dispatch(
+      {
+        method: "POST",
+        path: joinPath(u.url, path),
+        headers: postHeaders(u),
+        body: JSON.stringify(body),
+      },
+      res,
+    );
+  });
+}
+
+/** A GET with its own time limit (health checks, the model list): status and body text. */
+export async function upstreamGet(
+  u: Upstream,
+  path: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  const signal = new CallAbort();
+  const res = await new Promise<UpstreamResponse>((resolve, reject) => {
+    u.http.dispatch(
+      {
+        method: "GET",
+        path: joinPath(u.url, path),
+        headers: u.apiKey ? { authorization: `Bearer ${u.apiKey}` } : {},
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
+      new UpstreamResponse(u, signal, resolve, reject),
+    );
+  });
+  return { status: res.statusCode, text: await res.text() };
+}
+
 function abortError(signal: CallSignal): Error {
   const reason = signal.reason;
   if (reason instanceof HttpError) return reason;
@@ -258,7 +406,7 @@ function abortError(signal: CallSignal): Error {
 /** Errors after the request was sent: timeouts and broken bodies. */
 export function fromTransportError(u: Upstream, err: unknown): HttpError {
   const code = (err as { code?: string }).code ?? "";
-  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+  if (code === "RLLM_HEADERS_TIMEOUT" || code === "RLLM_BODY_TIMEOUT") {
     return new HttpError(
       504,
       `upstream ${u.url} did not answer in time (${describe(err)}); raise gateway.upstreamTimeoutMs if the model is just slow`,
@@ -270,27 +418,18 @@ export function fromTransportError(u: Upstream, err: unknown): HttpError {
 }
 
 /** Reads a JSON body, or throws the upstream's error in a form the agent can read. */
-export async function readUpstreamJson(
-  u: Upstream,
-  res: Dispatcher.ResponseData,
-  signal: CallSignal,
-): Promise<unknown> {
+export async function readUpstreamJson(u: Upstream, res: UpstreamResponse): Promise<unknown> {
   let text: string;
   try {
-    text = await res.body.text();
+    text = await res.text();
   } catch (err) {
-    if (signal.aborted) throw abortError(signal);
     throw fromTransportError(u, err);
   }
   if (res.statusCode >= 400) throw upstreamStatusError(u, res.statusCode, text);
   try {
     return JSON.parse(text);
   } catch {
-    throw new HttpError(
-      502,
-      `upstream ${u.url} returned a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
-      "upstream_error",
-    );
+    throw notJson(u, text);
   }
 }
 
@@ -328,52 +467,36 @@ function errorMessageOf(text: string): string {
   return text.slice(0, 500) || "(empty body)";
 }
 
-/** Bytes of a stream's body (all of it, not just the rest) past which dropping the rest aborts it. */
-const DUMP_LIMIT = 64 * 1024 * 1024;
-
 /**
  * The `data:` payloads of an upstream SSE body, parsed as JSON, until `[DONE]`. A payload that is
  * not JSON, or an `error` object inside the stream, ends the stream with a 502.
  */
 export async function* upstreamSse(
   u: Upstream,
-  res: Dispatcher.ResponseData,
-  signal: CallSignal,
+  res: UpstreamResponse,
 ): AsyncGenerator<Record<string, unknown>> {
   if (res.statusCode >= 400) {
-    const text = await res.body.text().catch(() => "");
+    const text = await res.text().catch(() => "");
     throw upstreamStatusError(u, res.statusCode, text);
   }
   const parser = new SseParser();
-  // Iterated without destroy-on-return: leaving the loop at `[DONE]` would otherwise destroy the
-  // body before its end arrived, and undici builds an error (with a stack trace) to do it.
-  const body = res.body.iterator({ destroyOnReturn: false });
-  let done = false;
   try {
-    for await (const chunk of body) {
-      for (const ev of parser.push(chunk as Buffer)) {
-        if (ev.data === "[DONE]") {
-          done = true;
-          break;
-        }
-        yield parseEvent(u, ev.data);
-      }
-      if (done) break;
-    }
-    if (!done) {
-      for (const ev of parser.end()) {
+    for (let chunk = await res.next(); chunk; chunk = await res.next()) {
+      for (const ev of parser.push(chunk)) {
         if (ev.data === "[DONE]") return;
         yield parseEvent(u, ev.data);
       }
     }
+    for (const ev of parser.end()) {
+      if (ev.data === "[DONE]") return;
+      yield parseEvent(u, ev.data);
+    }
   } catch (err) {
     if (err instanceof HttpError) throw err;
-    if (signal.aborted) throw abortError(signal);
     throw new HttpError(502, `upstream ${u.url} stream broke: ${describe(err)}`, "upstream_error");
   } finally {
-    // Whatever is left (normally just the end of the body) is read and dropped, so the connection
-    // goes back to the pool; a body that never ends is cut by the pool's bodyTimeout.
-    if (!res.body.readableEnded) res.body.dump({ limit: DUMP_LIMIT }).catch(() => {});
+    // Whatever is left (normally just the end of the body) is dropped as it arrives.
+    res.discard();
   }
 }
 

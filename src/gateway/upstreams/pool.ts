@@ -9,16 +9,17 @@
  * - Only connection failures are retried, and only before any byte reached the agent (the caller
  *   says so through `attempt`), on another healthy upstream when there is one.
  */
-import { Pool } from "undici";
 import type { UpstreamConfig, UpstreamKind } from "../../config/index.js";
 import { HttpError } from "../errors.js";
+import { upstreamGet } from "./client.js";
+import { H1Client } from "./h1.js";
 
 export interface Upstream {
   readonly url: string;
   readonly kind: UpstreamKind;
   readonly apiKey: string | undefined;
   readonly model: string | undefined;
-  readonly dispatcher: Pool;
+  readonly http: H1Client;
   healthy: boolean;
   inFlight: number;
   requests: number;
@@ -56,9 +57,9 @@ const CONNECT_CODES = new Set([
   "ENOTFOUND",
   "EAI_AGAIN",
   "EPIPE",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
+  "RLLM_CONNECT_TIMEOUT",
+  "RLLM_SOCKET_CLOSED",
+  "RLLM_CLIENT_CLOSED",
 ]);
 
 /** Whether an error thrown before response headers arrived means "could not talk to it". */
@@ -109,10 +110,9 @@ export class UpstreamPool {
       kind: config.kind,
       apiKey: config.apiKey,
       model: config.model,
-      // undici pools are per origin; a path prefix (e.g. /v1 of a hosted API) is added per request.
-      dispatcher: new Pool(new URL(url).origin, {
+      // Connections are per origin; a path prefix (e.g. /v1 of a hosted API) is added per request.
+      http: new H1Client(new URL(url).origin, {
         connections: this.options.connections ?? 4096,
-        pipelining: 1,
         keepAliveTimeout: 30_000,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
@@ -135,7 +135,7 @@ export class UpstreamPool {
     this.upstreams.delete(u.url);
     for (const [s, target] of this.sticky) if (target === u.url) this.sticky.delete(s);
     // Let calls in flight finish; new ones can no longer pick it.
-    void u.dispatcher.close().catch(() => {});
+    void u.http.close();
     return true;
   }
 
@@ -226,16 +226,9 @@ export class UpstreamPool {
   private async check(u: Upstream): Promise<void> {
     const path = u.kind === "openai" ? "/v1/models" : "/health";
     try {
-      const res = await u.dispatcher.request({
-        path: joinPath(u.url, path),
-        method: "GET",
-        headers: u.apiKey ? { authorization: `Bearer ${u.apiKey}` } : {},
-        headersTimeout: 5_000,
-        bodyTimeout: 5_000,
-      });
-      await res.body.dump();
-      u.healthy = res.statusCode < 500;
-      u.lastError = u.healthy ? null : `health check ${path} answered ${res.statusCode}`;
+      const res = await upstreamGet(u, path, 5_000);
+      u.healthy = res.status < 500;
+      u.lastError = u.healthy ? null : `health check ${path} answered ${res.status}`;
     } catch (err) {
       u.healthy = false;
       u.lastError = `health check ${path} failed: ${describe(err)}`;
@@ -245,7 +238,7 @@ export class UpstreamPool {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await Promise.all(this.list().map((u) => u.dispatcher.close().catch(() => {})));
+    await Promise.all(this.list().map((u) => u.http.close()));
   }
 }
 

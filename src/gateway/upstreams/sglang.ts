@@ -14,7 +14,7 @@
 import type { TokenSource } from "../../types/index.js";
 import { HttpError } from "../errors.js";
 import type { ChatRenderer } from "../render/index.js";
-import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
+import { readUpstreamJson, type UpstreamResponse, upstreamPost, upstreamSse } from "./client.js";
 import type { Upstream } from "./pool.js";
 import {
   buildPromptIds,
@@ -29,7 +29,6 @@ import {
   TitoChatRun,
 } from "./tito.js";
 import type {
-  CallSignal,
   ChatCall,
   ChatOutcome,
   Completion,
@@ -74,7 +73,7 @@ export class SglangAdapter implements UpstreamAdapter {
     };
     const res = await upstreamPost(u, "/generate", body, call.signal);
     const run = TitoChatRun.forCall(this.renderer, u, call, prompt);
-    for await (const out of generateOutputs(u, res, call.signal, stream, this.eos)) {
+    for await (const out of generateOutputs(u, res, stream, this.eos)) {
       run.step(out.index, out.ids, out.logprobs, out.finish);
     }
     return run.outcome();
@@ -114,7 +113,7 @@ export class SglangAdapter implements UpstreamAdapter {
       stream,
       encoded ? "renderer" : "upstream",
     );
-    for await (const out of generateOutputs(u, res, call.signal, stream, this.eos)) {
+    for await (const out of generateOutputs(u, res, stream, this.eos)) {
       run.step(out.index, out.ids, out.logprobs, out.finish);
     }
     return run.outcome();
@@ -193,8 +192,7 @@ interface GenerateOutput {
  */
 async function* generateOutputs(
   u: Upstream,
-  res: Awaited<ReturnType<typeof upstreamPost>>,
-  signal: CallSignal,
+  res: UpstreamResponse,
   stream: boolean,
   eos: ReadonlySet<number>,
 ): AsyncGenerator<GenerateOutput> {
@@ -205,7 +203,7 @@ async function* generateOutputs(
       ? { ...r.finish, stopReason: null }
       : r.finish;
   if (!stream) {
-    const raw = await readUpstreamJson(u, res, signal);
+    const raw = await readUpstreamJson(u, res);
     const items = Array.isArray(raw) ? raw : [raw];
     if (items.length === 0) {
       throw new HttpError(502, `upstream ${u.url} returned an empty list`, "upstream_error");
@@ -222,7 +220,7 @@ async function* generateOutputs(
     return;
   }
   const seen = new Map<number, { ids: number; logprobs: number }>();
-  for await (const ev of upstreamSse(u, res, signal)) {
+  for await (const ev of upstreamSse(u, res)) {
     const r = readResult(u, ev);
     const index = typeof ev.index === "number" ? ev.index : 0;
     const s = seen.get(index) ?? { ids: 0, logprobs: 0 };

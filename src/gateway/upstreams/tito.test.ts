@@ -516,7 +516,9 @@ test("upstream failures surface as the gateway's errors", async () => {
     adapter.chat(u, call()),
     (e: unknown) => e instanceof HttpError && e.status === 502 && /not JSON/.test(e.message),
   );
-  fake.faults.push({ kind: "destroy" });
+  // A reused connection that drops the call before answering is retried once on a new one
+  // (h1.ts: the keep-alive race), so it takes two drops to fail.
+  fake.faults.push({ kind: "destroy" }, { kind: "destroy" });
   await assert.rejects(adapter.chat(u, call()), (e: unknown) => e instanceof UpstreamConnectError);
   fake.faults.push({ kind: "destroy-mid-stream", afterChunks: 3 });
   await assert.rejects(

@@ -16,13 +16,13 @@ import type { Upstream } from "./pool.js";
 
 /**
  * What cancels an upstream call: a DOM AbortSignal, or the gateway's CallAbort. Both say whether
- * (and why) the call was aborted, and undici accepts either as a request's `signal`.
+ * (and why) the call was aborted; the upstream client (client.ts) listens to either.
  */
 export type CallSignal = AbortSignal | CallAbort;
 
 /**
- * The abort signal of one agent call, as an EventEmitter: undici listens to it with `once`, which
- * costs a fraction of `addEventListener` on an AbortSignal (an EventTarget), per call.
+ * The abort signal of one agent call, as an EventEmitter: listening to it with `once` costs a
+ * fraction of `addEventListener` on an AbortSignal (an EventTarget), per call.
  */
 export class CallAbort extends EventEmitter {
   aborted = false;

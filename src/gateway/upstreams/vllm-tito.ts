@@ -66,7 +66,7 @@ export class VllmTitoAdapter implements UpstreamAdapter {
     const res = await upstreamPost(u, "/v1/completions", body, call.signal);
     const run = TitoChatRun.forCall(this.renderer, u, call, prompt);
     if (stream) {
-      for await (const ev of upstreamSse(u, res, call.signal)) {
+      for await (const ev of upstreamSse(u, res)) {
         if (!Array.isArray(ev.choices)) {
           throw new HttpError(
             502,
@@ -82,7 +82,7 @@ export class VllmTitoAdapter implements UpstreamAdapter {
         }
       }
     } else {
-      const raw = await readUpstreamJson(u, res, call.signal);
+      const raw = await readUpstreamJson(u, res);
       const choices = (raw as { choices?: unknown } | null)?.choices;
       if (!raw || typeof raw !== "object" || !Array.isArray(choices)) {
         throw new HttpError(
