@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { ChatMessage } from "../types/chat.js";
 import {
@@ -981,6 +982,35 @@ describe("replay (benchmarks)", () => {
       assert.equal((await post(u, "/v1/chat/completions", bad)).status, 400);
       u.faults.push({ kind: "status", status: 503 });
       assert.equal((await post(u, "/v1/chat/completions", bad)).status, 503);
+    });
+  });
+
+  it("the front answers hits itself; health passes through; chunked request bodies are refused", async () => {
+    await withUpstream({ kind: "vllm", replay: true, record: false }, async (u) => {
+      await post(u, "/v1/chat/completions", body);
+      const before = u.totalRequests;
+      for (let i = 0; i < 5; i++)
+        assert.equal((await post(u, "/v1/chat/completions", body)).status, 200);
+      assert.equal(u.totalRequests - before, 5, "hits are counted");
+      u.setHealthy(false);
+      assert.equal((await fetch(`${u.url}/health`)).status, 503);
+      u.setHealthy(true);
+      assert.equal((await fetch(`${u.url}/health`)).status, 200);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(u.port, "127.0.0.1", () => {
+          sock.write(
+            "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+          );
+        });
+        let out = "";
+        sock.on("data", (d) => {
+          out += d.toString();
+        });
+        sock.on("end", () => resolve(out));
+        sock.on("error", reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.match(raw, /Content-Length request bodies only/);
     });
   });
 

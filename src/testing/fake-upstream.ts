@@ -80,10 +80,12 @@
  * prompts are rendered as ChatML, so a multi-turn prompt extends the previous prompt + completion ids.
  * Per-token logprob = `fakeLogprob(id, position, seed)`.
  */
+
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../types/chat.js";
+import { startReplayFront } from "./replay-front.js";
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -179,10 +181,11 @@ export interface FakeUpstreamOptions {
   /** SGLang `meta_info.weight_version` (default "default"). */
   weightVersion?: string;
   /**
-   * Answer a generation request whose path and body were seen before with the status, headers and
-   * bytes it got the first time (one write), without generating again. For benchmarks, where the
-   * fake shares a core with what is measured and stands for a GPU server that costs the gateway's
-   * machine nothing: it then costs little more than its HTTP. Ids and timestamps repeat. Off by
+   * Answer a generation request whose path and body were seen before with the bytes it got the
+   * first time (one write), without generating again: a bare TCP front before the fake
+   * (replay-front.ts, which says what it leaves out). For benchmarks, where the fake shares a core
+   * with what is measured and stands for a GPU server that costs the gateway's machine nothing: it
+   * then costs little more than its socket reads and writes. Ids and timestamps repeat. Off by
    * default; not used while faults are queued or a latency is set.
    */
   replay?: boolean;
@@ -814,6 +817,11 @@ interface Dialect {
 }
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<FakeUpstream> {
+  if (opts.replay) {
+    // The generator listens on a port of its own; the replay front takes the asked-for one.
+    const inner = await startFakeUpstream({ ...opts, replay: false, port: 0 });
+    return startReplayFront(inner, opts.port ?? 0, opts.host ?? "127.0.0.1");
+  }
   const kind = opts.kind;
   const model = opts.model ?? "fake-model";
   const engine = new Engine(opts.tokenizer, opts.eosTokenId);
@@ -840,43 +848,6 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
   const faults: FakeFault[] = [];
   const pending = new Set<http.ServerResponse>();
   let inFlight = 0;
-  /** replay: path + body → the response it got (see FakeUpstreamOptions.replay). */
-  const replays = new Map<
-    string,
-    { status: number; headers: http.OutgoingHttpHeaders; body: Buffer }
-  >();
-  /** Records what `res` sends under `key`, for replay. */
-  const capture = (key: string, res: http.ServerResponse) => {
-    const parts: Buffer[] = [];
-    let status = 200;
-    let headers: http.OutgoingHttpHeaders = {};
-    const origWriteHead = res.writeHead.bind(res);
-    const origWrite = res.write.bind(res);
-    const origEnd = res.end.bind(res);
-    const add = (chunk: unknown) => {
-      if (typeof chunk === "string") parts.push(Buffer.from(chunk));
-      else if (chunk instanceof Uint8Array) parts.push(Buffer.from(chunk));
-    };
-    res.writeHead = ((st: number, h?: http.OutgoingHttpHeaders) => {
-      status = st;
-      headers = { ...(h ?? {}) };
-      return origWriteHead(st, h);
-    }) as typeof res.writeHead;
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      add(chunk);
-      return (origWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== "function") add(chunk);
-      if (status < 400 && replays.size < 100_000) {
-        const h = { ...headers };
-        delete h["content-length"];
-        delete h["transfer-encoding"];
-        replays.set(key, { status, headers: h, body: Buffer.concat(parts) });
-      }
-      return (origEnd as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
-    }) as typeof res.end;
-  };
   let totalRequests = 0;
   let seq = 0;
   const idBase = randomBytes(4).toString("hex");
@@ -1769,16 +1740,6 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions): Promise<Fake
         return;
       }
       const fault = takeFault(path);
-      if (opts.replay && !fault && config.latencyMs === 0 && config.tokenDelayMs === 0) {
-        const key = `${path}\n${raw}`;
-        const hit = replays.get(key);
-        if (hit) {
-          res.writeHead(hit.status, { ...hit.headers, "content-length": hit.body.length });
-          res.end(hit.body);
-          return;
-        }
-        capture(key, res);
-      }
       const run = (destroyAfter: number) => {
         if (destroyAfter >= 0) truncatingRes(res);
         handleGeneration(path, body as Json, res, destroyAfter);
