@@ -321,9 +321,19 @@ interface StreamDialect<K> {
   error(e: HttpError): SseEvent[];
 }
 
-/** Writes SSE events, sending the headers with the first one. */
+/**
+ * Writes SSE events, sending the headers with the first ones. Events written in one turn of the
+ * event loop (those of one upstream read) leave in one socket write, flushed before any further
+ * I/O (process.nextTick): a stream is passed on as it arrives, without a syscall per event.
+ */
 class SseSink {
+  /** Whether any event was written (the response is then a stream, whatever happens next). */
   started = false;
+  private headSent = false;
+  private pending = "";
+  private scheduled = false;
+  private readonly flushNow = () => this.flush();
+
   constructor(
     private readonly res: ServerResponse,
     private readonly headers: string[],
@@ -331,17 +341,37 @@ class SseSink {
 
   write(events: SseEvent[]): void {
     if (events.length === 0 || this.res.destroyed) return;
-    if (!this.started) {
-      startSse(this.res, this.headers);
-      this.started = true;
+    this.started = true;
+    for (const e of events) this.pending += formatSse(e);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      process.nextTick(this.flushNow);
     }
-    this.res.write(events.map(formatSse).join(""));
+  }
+
+  private head(): void {
+    if (this.headSent) return;
+    startSse(this.res, this.headers);
+    this.headSent = true;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.pending === "" || this.res.destroyed || this.res.writableEnded) return;
+    this.head();
+    const text = this.pending;
+    this.pending = "";
+    this.res.write(text);
   }
 
   end(): void {
-    if (!this.started) startSse(this.res, this.headers);
+    this.head();
     this.started = true;
-    this.res.end();
+    const text = this.pending;
+    this.pending = "";
+    if (this.res.destroyed) return;
+    if (text) this.res.end(text);
+    else this.res.end();
   }
 }
 
