@@ -34,6 +34,7 @@ import {
 } from "./lib/load.js";
 import {
   affinityOf,
+  canBatch,
   canPin,
   cpuMsOf,
   cpuSplitOf,
@@ -62,6 +63,7 @@ const { values: flags } = parseArgs({
     "server-cpus": { type: "string", default: "1" },
     "upstream-cpus": { type: "string", default: "" },
     "upstream-generate": { type: "boolean", default: false },
+    "upstream-sched": { type: "string", default: "batch" },
     profile: { type: "boolean", default: false },
     "direct-tokens": { type: "boolean", default: false },
     durability: { type: "string", default: "normal" },
@@ -90,6 +92,9 @@ if (flags.help) {
       "  --loadgen-cpus / --server-cpus   taskset CPU lists (default 0 / 1)",
       "  --upstream-cpus L     pin the fake upstream elsewhere than the gateway (diagnosis only,",
       "                        e.g. 0 to give the gateway a core of its own for --profile)",
+      "  --upstream-sched P    batch (default: the fake upstream runs under SCHED_BATCH, so its",
+      "                        wake-ups do not preempt the gateway on the shared core, as a GPU",
+      "                        server on another machine would not) or normal",
       "  --upstream-generate   the fake upstream generates every answer (default: it replays the",
       "                        bytes a request body got the first time, so it costs little more than",
       "                        its HTTP; see --replay in src/testing/fake-upstream-main.ts)",
@@ -133,12 +138,16 @@ if (
   concurrencies.some((c) => !Number.isInteger(c)) ||
   [...targets].some((t) => t !== "direct" && t !== "gateway") ||
   (flags.durability !== "normal" && flags.durability !== "full") ||
+  (flags["upstream-sched"] !== "batch" && flags["upstream-sched"] !== "normal") ||
   (flags["gateway-build"] !== "tsx" && flags["gateway-build"] !== "dist") ||
   !GATEWAY_KINDS.includes(flags.gateway)
 ) {
   console.error("bad arguments; see --help");
   process.exit(2);
 }
+
+/** Whether the fake upstream runs under SCHED_BATCH (--upstream-sched). */
+const upstreamBatch = flags["upstream-sched"] === "batch" && canBatch();
 
 // ---- pinning: the load generator re-executes itself on its own core ----
 
@@ -216,6 +225,8 @@ async function main(): Promise<void> {
   calibrate(); // the probe's own warm-up, so the first cell's figure is comparable
   const serverCpus = pinnable ? flags["server-cpus"] : undefined;
   const upstreamCpus = serverCpus && (flags["upstream-cpus"] || serverCpus);
+  if (flags["upstream-sched"] === "batch" && !upstreamBatch)
+    console.warn("chrt --batch is not usable here: the fake upstream runs under the normal policy");
   if (pinWanted && !pinnable) console.warn("taskset is not usable here: running unpinned");
   const work = mkdtempSync(join(tmpdir(), "rllm-bench-gateway-"));
   const dbPath = join(work, "traces.db");
@@ -245,6 +256,7 @@ async function main(): Promise<void> {
       name: "fake upstream",
       url: `http://127.0.0.1:${upPort}`,
       cpus: upstreamCpus,
+      batch: upstreamBatch,
       env,
       nodeArgs: [
         "--import",
@@ -629,7 +641,7 @@ function printHeader(
   console.log(
     `${durationS} s measured after ${warmupS} s warm-up per cell; concurrency ${concurrencies.join(", ")}; ` +
       `gateway: ${describeGateway()}; ` +
-      `traces → ${dbPath} (durability ${flags.durability}); fake upstream ${flags["upstream-generate"] ? "generates every answer" : "replays repeated requests"}${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
+      `traces → ${dbPath} (durability ${flags.durability}); fake upstream ${flags["upstream-generate"] ? "generates every answer" : "replays repeated requests"}${upstreamBatch ? " under SCHED_BATCH" : ""}${flags["direct-tokens"] ? "; direct requests carry logprobs + return_token_ids" : ""}${flags.profile ? "; gateway under --cpu-prof" : ""}`,
   );
   console.log("");
 }
@@ -769,6 +781,7 @@ function report(
           durability: flags.durability,
           directTokens: flags["direct-tokens"],
           upstreamReplay: !flags["upstream-generate"],
+          upstreamSched: upstreamBatch ? "batch" : "normal",
           gatewayBuild: flags["gateway-build"],
           gateway: flags.gateway,
           gatewayRoot: flags["gateway-root"] ?? null,

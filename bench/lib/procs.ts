@@ -12,6 +12,11 @@ export function canPin(): boolean {
   return spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" }).status === 0;
 }
 
+/** Whether `chrt` can start a process under SCHED_BATCH here (Linux with util-linux). */
+export function canBatch(): boolean {
+  return spawnSync("chrt", ["--batch", "0", "true"], { stdio: "ignore" }).status === 0;
+}
+
 /** The CPUs this process may run on, as taskset prints them (e.g. "0-1"); "" when unknown. */
 export function affinityOf(pid: number): string {
   const r = spawnSync("taskset", ["-cp", String(pid)], { encoding: "utf8" });
@@ -49,6 +54,11 @@ export interface SpawnServerOptions {
   url: string;
   /** Pin to this CPU list with taskset (e.g. "1"); undefined for no pinning. */
   cpus?: string;
+  /**
+   * Start it under Linux's SCHED_BATCH policy (`chrt --batch 0`): same share of the CPU, but its
+   * wake-ups do not preempt what is running on that core.
+   */
+  batch?: boolean;
   /** The whole environment of the child (default: this process's). */
   env?: NodeJS.ProcessEnv;
   readyTimeoutMs?: number;
@@ -56,10 +66,10 @@ export interface SpawnServerOptions {
 
 /** Starts a Node server process and resolves once GET `${url}/health` answers 200. */
 export async function spawnServer(o: SpawnServerOptions): Promise<ServerProc> {
-  const [cmd, args] = o.cpus
-    ? ["taskset", ["-c", o.cpus, process.execPath, ...o.nodeArgs]]
-    : [process.execPath, o.nodeArgs];
-  const child = spawn(cmd as string, args as string[], {
+  const node = [process.execPath, ...o.nodeArgs];
+  const pinned = o.cpus ? ["taskset", "-c", o.cpus, ...node] : node;
+  const [cmd, ...args] = o.batch ? ["chrt", "--batch", "0", ...pinned] : pinned;
+  const child = spawn(cmd!, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: o.env ?? process.env,
   });
