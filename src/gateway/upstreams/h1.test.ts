@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createServer as createHttpServer } from "node:http";
 import net from "node:net";
 import { after, test } from "node:test";
+import tls from "node:tls";
 import { H1Client, type H1Error, type H1Handler, type H1Options, type H1Request } from "./h1.js";
 
 const OPTS: H1Options = {
@@ -357,4 +358,38 @@ test("against node:http: keep-alive hint, chunked streaming as it is written", a
   assert.equal((await call(c, { method: "GET", path: "/", body: undefined })).body, "plain");
   await c.close();
   server.close();
+});
+
+/** A self-signed certificate for localhost (test fixture; valid for 100 years). */
+const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgE6owsU6iW6f7BKBJ
+HUcPaW2O13fSSMMVkUzcfEhrrg+hRANCAASd4BTkS5u6uahOazueTqD6bCNlA7wo
+Wktgkhk5m+ueC0riaCoLMBRDv2orQzEnjBC/36KST95rYGyrhdv72Q3G
+-----END PRIVATE KEY-----`;
+const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBgDCCASWgAwIBAgIUYSs3LkkuHLD1ohh6TFmQp5IcMEYwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTIwMTAxMjUyNFoYDzIxMjYxMTA3
+MDEyNTI0WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASd4BTkS5u6uahOazueTqD6bCNlA7woWktgkhk5m+ueC0riaCoLMBRD
+v2orQzEnjBC/36KST95rYGyrhdv72Q3Go1MwUTAdBgNVHQ4EFgQUcdGauaqUECI1
+d5WA2T8Sr7qm0r0wHwYDVR0jBBgwFoAUcdGauaqUECI1d5WA2T8Sr7qm0r0wDwYD
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEAwPbYTrcl+kwRr+UuvpYL
+IbUVI+Crp7DeOjdwE5sLvk0CIQDNrHcW08cCYfk/oZBkaVuj1lJSNb7JA1M6D9vY
+dJThRQ==
+-----END CERTIFICATE-----`;
+
+test("https upstreams speak TLS: a certificate nobody signed is refused with the TLS error", async () => {
+  const server = tls.createServer({ key: TEST_KEY, cert: TEST_CERT }, (sock) => {
+    sock.on("data", () => sock.write(ok("secret")));
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  const c = new H1Client(`https://localhost:${port}`, OPTS);
+  await assert.rejects(call(c), (e: H1Error) => {
+    assert.match(e.code, /SELF_SIGNED|UNABLE_TO_VERIFY/);
+    return true;
+  });
+  assert.equal(c.connections, 0);
+  await c.close();
 });
