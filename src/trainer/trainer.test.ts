@@ -284,4 +284,40 @@ describe("AgentTrainer", () => {
       await backend.close();
     }
   });
+  it("stops at the first step (or validation) whose every rollout failed, with the error, training nothing", async () => {
+    const backend = await LocalBackend.create({ model: tiny, seed: 1, trainWorkers: 1 });
+    try {
+      const broken = rollout(
+        async () => {
+          throw new Error("the agent's model server is misconfigured");
+        },
+        { name: "broken" },
+      );
+      const run = (output: string, valBeforeTrain: boolean) =>
+        new AgentTrainer({
+          rollout: broken,
+          evaluator: parity,
+          trainDataset: countdownRecipeTasks("train", 8),
+          valDataset: countdownRecipeTasks("test", 2),
+          backend,
+          config: config({ maxSteps: 3, valBeforeTrain }),
+          output,
+          log: () => {},
+        }).train();
+      await assert.rejects(
+        run(join(dir, "broken-val"), true),
+        /every rollout of validation at step 0 failed \(4 of 4\); the first error: .*misconfigured/,
+      );
+      const output = join(dir, "broken-train");
+      await assert.rejects(
+        run(output, false),
+        /every rollout of step 1 failed \(8 of 8\); the first error: .*misconfigured.*--resume/,
+      );
+      assert.equal(readLatest(output), undefined, "no checkpoint: no step was trained");
+      const consumed = join(output, "consumed.jsonl");
+      assert.ok(!existsSync(consumed) || readFileSync(consumed, "utf8").trim() === "");
+    } finally {
+      await backend.close();
+    }
+  });
 });

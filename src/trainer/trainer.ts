@@ -96,6 +96,23 @@ const TIS_CAP_DEFAULT = 2;
 /** The learning rate of rllm train when none is configured (tuned on the local countdown recipe). */
 export const RL_DEFAULT_LR = 1e-4;
 
+/**
+ * Throws when every rollout in `episodes` failed (agent error, timeout, gateway or model server
+ * down): a step or a validation without one finished rollout means the setup is broken, and going
+ * on would only burn through the data with nothing learned.
+ */
+export function requireSomeRollout(episodes: readonly Episode[], what: string): void {
+  if (episodes.length === 0) return;
+  const failed = (e: Episode) =>
+    e.infraFailed || e.terminationReason === "error" || e.terminationReason === "timeout";
+  if (!episodes.every(failed)) return;
+  const first = episodes.find((e) => e.error)?.error ?? episodes[0]!.terminationReason;
+  throw new Error(
+    `every rollout of ${what} failed (${episodes.length} of ${episodes.length}); the first error: ${first}. ` +
+      "Check the agent, the evaluator and the model server, then run again (--resume continues from the last checkpoint).",
+  );
+}
+
 function mean(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
@@ -243,6 +260,7 @@ export class AgentTrainer {
         isValidation: true,
         runId: `val-${step}-v${version}`,
       });
+      requireSomeRollout(r.episodes, `validation at step ${step}`);
       const out: StepMetrics = {};
       const sources = new Map<string, Episode[]>();
       for (const e of r.episodes) {
@@ -398,6 +416,9 @@ export class AgentTrainer {
         const tGen = performance.now();
         const groups = batch.map((f) => f.result!);
         const episodes = groups.flatMap((g) => g.episodes);
+        // Nothing to learn from, and its tasks must not count as trained: stop here (the last
+        // checkpoint is intact; --resume after the fix runs these tasks again).
+        requireSomeRollout(episodes, `step ${state.step + 1}`);
         const m = await this.trainStep(
           groups,
           episodes,
