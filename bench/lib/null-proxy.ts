@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage } from "node:http";
 import { parseArgs } from "node:util";
-import { H1Client } from "../../src/gateway/upstreams/h1.js";
+import { H1Client, requestWhole } from "../../src/gateway/upstreams/h1.js";
 
 const { values } = parseArgs({
   options: {
@@ -38,25 +38,11 @@ const client = new H1Client(values.upstream, {
 
 /** POSTs `body`; the status and the whole response body (a stream is passed on whole). */
 function post(path: string, body: string): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    const parts: Buffer[] = [];
-    client.dispatch(
-      { method: "POST", path, headers: { "content-type": "application/json" }, body },
-      {
-        onConnect() {},
-        onHeaders(s) {
-          status = s;
-        },
-        onData(c) {
-          parts.push(c);
-        },
-        onComplete() {
-          resolve({ status, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts) });
-        },
-        onError: reject,
-      },
-    );
+  return requestWhole(client, {
+    method: "POST",
+    path,
+    headers: { "content-type": "application/json" },
+    body,
   });
 }
 let sessions = 0;

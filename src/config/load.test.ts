@@ -81,6 +81,14 @@ test("bad values are errors naming the key", () => {
       }),
     /gateway\.upstreams\.0\.kind/,
   );
+  assert.throws(
+    () =>
+      loadConfig({
+        env: {},
+        flags: { gateway: { upstreams: [{ url: "http://x", apiKey: "k\r\nx-evil: 1" }] } },
+      }),
+    /gateway\.upstreams\.0\.apiKey: must be one line/,
+  );
   const bad = join(dir, "bad.yaml");
   writeFileSync(bad, "gateway: [1, 2\n");
   assert.throws(() => loadConfig({ file: bad, env: {} }), /is not valid YAML/);

@@ -24,7 +24,10 @@ export const UpstreamConfigSchema = z.strictObject({
    */
   kind: UpstreamKindSchema.default("vllm"),
   /** Sent as `Authorization: Bearer` to the upstream (hosted APIs). */
-  apiKey: z.string().optional(),
+  apiKey: z
+    .string()
+    .regex(/^[^\r\n]*$/, "must be one line: a line break would end the header it is sent in")
+    .optional(),
   /** The model name the upstream serves; defaults to gateway.model. */
   model: z.string().optional(),
 });

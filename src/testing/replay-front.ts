@@ -15,7 +15,7 @@
  * queued or a latency is set: those requests go to the generator as they are.
  */
 import net from "node:net";
-import { H1Client } from "../gateway/upstreams/h1.js";
+import { H1Client, requestWhole } from "../gateway/upstreams/h1.js";
 import type { FakeUpstream } from "./fake-upstream.js";
 
 const GEN_PATHS = new Set(["/v1/chat/completions", "/v1/completions", "/generate"]);
@@ -54,54 +54,42 @@ export async function startReplayFront(
     !inner.faults.some((f) => f.path === undefined || f.path === path);
 
   /** Passes a request on to the generator; resolves with the response to write. */
-  const forward = (r: Request): Promise<Buffer> =>
-    new Promise((resolve) => {
-      let status = 0;
-      const parts: Buffer[] = [];
-      generator.dispatch(
-        {
-          method: r.method === "GET" ? "GET" : "POST",
-          path: r.path,
-          ...(r.method === "GET"
-            ? {}
-            : { headers: { "content-type": "application/json" }, body: r.body }),
-        },
-        {
-          onConnect() {},
-          onHeaders(s) {
-            status = s;
-          },
-          onData(c) {
-            parts.push(c);
-          },
-          onComplete() {
-            const body = Buffer.concat(parts);
-            const stream = status < 400 && /"stream"\s*:\s*true/.test(r.body);
-            const wire = Buffer.concat([
-              Buffer.from(
-                `HTTP/1.1 ${status} ${status < 400 ? "OK" : "Error"}\r\n` +
-                  `content-type: ${stream ? "text/event-stream" : "application/json"}\r\n` +
-                  `content-length: ${body.length}\r\n\r\n`,
-                "latin1",
-              ),
-              body,
-            ]);
-            if (status < 400 && GEN_PATHS.has(r.path) && replays.size < MAX_ENTRIES) {
-              replays.set(`${r.path}\n${r.body}`, wire);
-            }
-            resolve(wire);
-          },
-          onError(err) {
-            const msg = JSON.stringify({ error: { message: `replay front: ${err.message}` } });
-            resolve(
-              Buffer.from(
-                `HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(msg)}\r\nconnection: close\r\n\r\n${msg}`,
-              ),
-            );
-          },
-        },
+  const forward = async (r: Request): Promise<Buffer> => {
+    let res: { status: number; body: Buffer };
+    try {
+      res = await requestWhole(
+        generator,
+        r.method === "GET"
+          ? { method: "GET", path: r.path }
+          : {
+              method: "POST",
+              path: r.path,
+              headers: { "content-type": "application/json" },
+              body: r.body,
+            },
       );
-    });
+    } catch (err) {
+      const msg = JSON.stringify({ error: { message: `replay front: ${(err as Error).message}` } });
+      return Buffer.from(
+        `HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(msg)}\r\nconnection: close\r\n\r\n${msg}`,
+      );
+    }
+    const { status, body } = res;
+    const stream = status < 400 && /"stream"\s*:\s*true/.test(r.body);
+    const wire = Buffer.concat([
+      Buffer.from(
+        `HTTP/1.1 ${status} ${status < 400 ? "OK" : "Error"}\r\n` +
+          `content-type: ${stream ? "text/event-stream" : "application/json"}\r\n` +
+          `content-length: ${body.length}\r\n\r\n`,
+        "latin1",
+      ),
+      body,
+    ]);
+    if (status < 400 && GEN_PATHS.has(r.path) && replays.size < MAX_ENTRIES) {
+      replays.set(`${r.path}\n${r.body}`, wire);
+    }
+    return wire;
+  };
 
   const server = net.createServer((sock) => {
     sockets.add(sock);

@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from "node:http";
 import net from "node:net";
 import { after, test } from "node:test";
 import tls from "node:tls";
-import { H1Client, type H1Error, type H1Handler, type H1Options, type H1Request } from "./h1.js";
+import { H1Client, type H1Error, type H1Options, type H1Request, requestWhole } from "./h1.js";
 
 const OPTS: H1Options = {
   connections: 8,
@@ -59,25 +59,28 @@ interface Result {
   chunks: number;
 }
 
-function call(client: H1Client, req: Partial<H1Request> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    const parts: Buffer[] = [];
-    const h: H1Handler = {
-      onConnect() {},
-      onHeaders(s) {
-        status = s;
+async function call(client: H1Client, req: Partial<H1Request> = {}): Promise<Result> {
+  let chunks = 0;
+  let status = 0;
+  const parts: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    client.dispatch(
+      { method: "POST", path: "/x", body: "{}", ...req },
+      {
+        onConnect() {},
+        onHeaders(s) {
+          status = s;
+        },
+        onData(c) {
+          chunks++;
+          parts.push(Buffer.from(c));
+        },
+        onComplete: resolve,
+        onError: reject,
       },
-      onData(c) {
-        parts.push(Buffer.from(c));
-      },
-      onComplete() {
-        resolve({ status, body: Buffer.concat(parts).toString("utf8"), chunks: parts.length });
-      },
-      onError: reject,
-    };
-    client.dispatch({ method: "POST", path: "/x", body: "{}", ...req }, h);
+    );
   });
+  return { status, body: Buffer.concat(parts).toString("utf8"), chunks };
 }
 
 function ok(body: string, extra = ""): string {
@@ -110,6 +113,8 @@ test("the request goes out as one HTTP/1.1 message with host, headers and conten
   assert.equal(g.status, 200);
   assert.match(seen, /^GET \/health HTTP\/1\.1\r\n/);
   assert.doesNotMatch(seen, /content-length/);
+  const whole = await requestWhole(c, { method: "POST", path: "/w", body: "{}" });
+  assert.deepEqual([whole.status, whole.body.toString()], [200, '{"ok":true}']);
   await c.close();
 });
 
@@ -212,6 +217,8 @@ test("an oversized response head is refused", async () => {
 
 test("timeouts: no head in time, a silent body, a connect that never completes", async () => {
   const s = await rawServer((sock, head) => {
+    if (head.startsWith("POST /head-only"))
+      sock.write("HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n");
     if (head.startsWith("POST /silent-body"))
       sock.write("HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n01");
     // /no-head: never answers
@@ -226,6 +233,11 @@ test("timeouts: no head in time, a silent body, a connect that never completes",
   assert.ok(took >= 140 && took < 1000, `headers timeout after ${took} ms`);
   await assert.rejects(
     call(c, { path: "/silent-body" }),
+    (e: H1Error) => e.code === "RLLM_BODY_TIMEOUT",
+  );
+  // The head alone, then nothing: the body's timeout runs from the head's arrival.
+  await assert.rejects(
+    call(c, { path: "/head-only" }),
     (e: H1Error) => e.code === "RLLM_BODY_TIMEOUT",
   );
   // A per-request limit wins over the client's.

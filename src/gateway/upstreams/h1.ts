@@ -81,6 +81,12 @@ enum Body {
   UntilClose,
 }
 
+enum Phase {
+  Connect,
+  Headers,
+  Body,
+}
+
 enum Chunk {
   Size,
   Data,
@@ -96,8 +102,9 @@ class Connection {
   idleSince = 0;
   /** When the current phase times out (ms, performance.now clock); 0 when none. */
   deadline = 0;
-  private timeoutCode = "";
-  private timeoutMessage = "";
+  /** What the deadline bounds, and its length (ms). */
+  private phase = Phase.Connect;
+  private phaseMs = 0;
   private connected = false;
   // response state
   private head: Buffer | null = null;
@@ -127,7 +134,10 @@ class Connection {
     this.socket.on(secure ? "secureConnect" : "connect", () => {
       this.connected = true;
       if (this.call)
-        this.setDeadline(this.call.req.headersTimeout ?? client.options.headersTimeout, "headers");
+        this.setDeadline(
+          this.call.req.headersTimeout ?? client.options.headersTimeout,
+          Phase.Headers,
+        );
     });
     this.socket.on("data", (d: Buffer) => this.onData(d));
     this.socket.on("error", (err) => this.onSocketEnd(err));
@@ -144,28 +154,30 @@ class Connection {
     this.partial = null;
     this.keepAlive = true;
     if (this.connected)
-      this.setDeadline(call.req.headersTimeout ?? this.client.options.headersTimeout, "headers");
-    else this.setDeadline(this.client.options.connectTimeout, "connect");
+      this.setDeadline(
+        call.req.headersTimeout ?? this.client.options.headersTimeout,
+        Phase.Headers,
+      );
+    else this.setDeadline(this.client.options.connectTimeout, Phase.Connect);
     this.socket.write(call.wire);
   }
 
-  private setDeadline(ms: number, phase: "connect" | "headers" | "body"): void {
+  private setDeadline(ms: number, phase: Phase): void {
     this.deadline = performance.now() + ms;
-    if (phase === "connect") {
-      this.timeoutCode = "RLLM_CONNECT_TIMEOUT";
-      this.timeoutMessage = `connect timeout after ${ms} ms`;
-    } else if (phase === "headers") {
-      this.timeoutCode = "RLLM_HEADERS_TIMEOUT";
-      this.timeoutMessage = `no response within ${ms} ms`;
-    } else {
-      this.timeoutCode = "RLLM_BODY_TIMEOUT";
-      this.timeoutMessage = `the response body paused for over ${ms} ms`;
-    }
+    this.phase = phase;
+    this.phaseMs = ms;
   }
 
   /** Called by the client's sweep. */
   timeout(): void {
-    this.fail(new H1Error(this.timeoutMessage, this.timeoutCode));
+    const ms = this.phaseMs;
+    this.fail(
+      this.phase === Phase.Connect
+        ? new H1Error(`connect timeout after ${ms} ms`, "RLLM_CONNECT_TIMEOUT")
+        : this.phase === Phase.Headers
+          ? new H1Error(`no response within ${ms} ms`, "RLLM_HEADERS_TIMEOUT")
+          : new H1Error(`the response body paused for over ${ms} ms`, "RLLM_BODY_TIMEOUT"),
+    );
   }
 
   abort(call: Call, err: Error): void {
@@ -236,10 +248,13 @@ class Connection {
       if (rest === undefined) return;
       if (this.call !== call) return;
       if (!this.inBody) return; // the whole response was the head
+      // From here each gap in the body is bounded, the first one from the head's arrival.
+      this.setDeadline(call.req.bodyTimeout ?? this.client.options.bodyTimeout, Phase.Body);
       if (rest.length === 0) return;
       data = rest;
+    } else {
+      this.setDeadline(call.req.bodyTimeout ?? this.client.options.bodyTimeout, Phase.Body);
     }
-    this.setDeadline(call.req.bodyTimeout ?? this.client.options.bodyTimeout, "body");
     this.body(data);
   }
 
@@ -430,6 +445,30 @@ class Connection {
     }
     call.handler.onComplete();
   }
+}
+
+/** A call whose whole body is wanted: its status and body once the response is complete. */
+export function requestWhole(
+  client: H1Client,
+  req: H1Request,
+): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    const parts: Buffer[] = [];
+    client.dispatch(req, {
+      onConnect() {},
+      onHeaders(s) {
+        status = s;
+      },
+      onData(c) {
+        parts.push(c);
+      },
+      onComplete() {
+        resolve({ status, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts) });
+      },
+      onError: reject,
+    });
+  });
 }
 
 /** Keep-alive HTTP/1.1 connections to one origin. */
