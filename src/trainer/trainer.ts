@@ -97,17 +97,17 @@ const TIS_CAP_DEFAULT = 2;
 export const RL_DEFAULT_LR = 1e-4;
 
 /**
- * Throws when every rollout in `episodes` failed (agent error, timeout, gateway or model server
- * down): a step or a validation without one finished rollout means the setup is broken, and going
- * on would only burn through the data with nothing learned.
+ * The error to stop with when every rollout in `episodes` failed (agent error, timeout, gateway or
+ * model server down): a step or a validation without one finished rollout means the setup is
+ * broken, and going on would only burn through the data with nothing learned.
  */
-export function requireSomeRollout(episodes: readonly Episode[], what: string): void {
-  if (episodes.length === 0) return;
+function rolloutFailure(episodes: readonly Episode[], what: string): Error | undefined {
+  if (episodes.length === 0) return undefined;
   const failed = (e: Episode) =>
     e.infraFailed || e.terminationReason === "error" || e.terminationReason === "timeout";
-  if (!episodes.every(failed)) return;
+  if (!episodes.every(failed)) return undefined;
   const first = episodes.find((e) => e.error)?.error ?? episodes[0]!.terminationReason;
-  throw new Error(
+  return new Error(
     `every rollout of ${what} failed (${episodes.length} of ${episodes.length}); the first error: ${first}. ` +
       "Check the agent, the evaluator and the model server, then run again (--resume continues from the last checkpoint).",
   );
@@ -260,7 +260,8 @@ export class AgentTrainer {
         isValidation: true,
         runId: `val-${step}-v${version}`,
       });
-      requireSomeRollout(r.episodes, `validation at step ${step}`);
+      const broken = rolloutFailure(r.episodes, `validation at step ${step}`);
+      if (broken) throw broken;
       const out: StepMetrics = {};
       const sources = new Map<string, Episode[]>();
       for (const e of r.episodes) {
@@ -417,8 +418,13 @@ export class AgentTrainer {
         const groups = batch.map((f) => f.result!);
         const episodes = groups.flatMap((g) => g.episodes);
         // Nothing to learn from, and its tasks must not count as trained: stop here (the last
-        // checkpoint is intact; --resume after the fix runs these tasks again).
-        requireSomeRollout(episodes, `step ${state.step + 1}`);
+        // checkpoint is intact; --resume after the fix runs these tasks again), once the groups
+        // still generating (async mode) have settled.
+        const broken = rolloutFailure(episodes, `step ${state.step + 1}`);
+        if (broken) {
+          await Promise.allSettled(inFlight.map((f) => f.promise));
+          throw broken;
+        }
         const m = await this.trainStep(
           groups,
           episodes,
