@@ -62,7 +62,7 @@ function dispatchPost(
   path: string,
   body: unknown,
   signal: CallSignal,
-  call: UpstreamCall,
+  call: SignalledCall,
 ): void {
   if (signal.aborted) {
     call.onError(abortError(signal));
@@ -193,16 +193,11 @@ class UpstreamCall extends SignalledCall {
       }
       return;
     }
-    const text = joinChunks(this.chunks);
-    if (this.status >= 400) {
-      this.fail(upstreamStatusError(u, this.status, text));
-      return;
-    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
-    } catch {
-      this.fail(notJson(u, text));
+      parsed = jsonBody(u, this.status, joinChunks(this.chunks));
+    } catch (err) {
+      this.fail(err);
       return;
     }
     this.succeed(parsed);
@@ -241,12 +236,18 @@ function joinChunks(c: Buffer[]): string {
       : Buffer.concat(c).toString("utf8");
 }
 
-function notJson(u: Upstream, text: string): HttpError {
-  return new HttpError(
-    502,
-    `upstream ${u.url} returned a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
-    "upstream_error",
-  );
+/** A whole response body as JSON, or the HttpError the agent sees for its status or its text. */
+function jsonBody(u: Upstream, status: number, text: string): unknown {
+  if (status >= 400) throw upstreamStatusError(u, status, text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(
+      502,
+      `upstream ${u.url} returned a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+      "upstream_error",
+    );
+  }
 }
 
 /** Bytes of a body nobody reads any more past which the call is cut off. */
@@ -357,21 +358,7 @@ export function upstreamPost(
   signal: CallSignal,
 ): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const res = new UpstreamResponse(u, signal, resolve, reject);
-    res.listen();
-    u.http.dispatch(
-      {
-        method: "POST",
-        path: joinPath(u.url, path),
-        headers: postHeaders(u),
-        body: JSON.stringify(body),
-      },
-      res,
-    );
+    dispatchPost(u, path, body, signal, new UpstreamResponse(u, signal, resolve, reject));
   });
 }
 
@@ -425,12 +412,7 @@ export async function readUpstreamJson(u: Upstream, res: UpstreamResponse): Prom
   } catch (err) {
     throw fromTransportError(u, err);
   }
-  if (res.statusCode >= 400) throw upstreamStatusError(u, res.statusCode, text);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw notJson(u, text);
-  }
+  return jsonBody(u, res.statusCode, text);
 }
 
 /**
