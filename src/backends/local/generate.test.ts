@@ -247,6 +247,27 @@ describe("generate: sampling controls", () => {
     assert.notDeepEqual(batch[0]!.tokenIds, batch[1]!.tokenIds);
   });
 
+  test("repeated prompts (a group's attempts, sent as separate prompts) share one prefill and change nothing", () => {
+    // the sampler's batch for a group: the same prompt once per request, each with its own seed
+    const [a, b] = prompts;
+    const batchPrompts = [a!, [...b!], [...a!], [...a!], b!];
+    const seeds = [11, 12, 13, 14, 15];
+    const opts = { maxTokens: 12, temperature: 1 };
+    const batch = generate(model, { ...opts, prompts: batchPrompts, seed: seeds });
+    // every sequence's cache holds its own prompt and what it sampled (all but the last token)
+    const lengths = model.kvLengths;
+    batchPrompts.forEach((p, i) => {
+      assert.equal(lengths[i], p.length + batch[i]!.tokenIds.length - 1);
+    });
+    batchPrompts.forEach((p, i) => {
+      const [one] = generate(model, { ...opts, prompts: [p], seed: [seeds[i]!] });
+      assert.deepEqual(batch[i]!.tokenIds, one!.tokenIds, `prompt ${i}`);
+      assert.deepEqual(batch[i]!.logprobs, one!.logprobs, `prompt ${i}: the same bits`);
+    });
+    // the same prompt with other seeds samples other answers from the shared cache
+    assert.notDeepEqual(batch[0]!.tokenIds, batch[2]!.tokenIds);
+  });
+
   test("the context limit ends a sequence with length; onToken streams every token", () => {
     const streamed: [number, number, number][] = [];
     const long = randomPrompts([SMALL.maxSeqLen - 3, 2, SMALL.maxSeqLen], 3);

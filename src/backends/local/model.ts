@@ -132,12 +132,16 @@ export interface ForwardResult {
 
 /**
  * The KV cache of {@link Gpt.prefill}/{@link Gpt.decodeStep}: per layer, the keys (after RoPE) and
- * values of every cached position of each of B sequences, [B × capacity × D] (heads side by side in
- * D, as in the forward's qkv rows), plus the scratch of one decode step for up to B rows.
+ * values of every cached position of each of B sequences, plus the scratch of one decode step for
+ * up to B rows. Values are [B × capacity × D] (heads side by side in D, as in the forward's qkv
+ * rows); keys are stored transposed, [B × D × kStride] (dim d of position t at d·kStride + t), so a
+ * decode step's scores read 4 consecutive keys as one vector.
  */
 interface KvState {
   B: number;
   capacity: number;
+  /** The keys' row length: capacity rounded up to a multiple of 4. */
+  kStride: number;
   /** Tokens cached per sequence; the next token of sequence b goes to position lengths[b]. */
   lengths: Int32Array;
   k: Slice[];
@@ -1104,13 +1108,15 @@ export class Gpt {
     this.top = this.kvBase;
     const k: Slice[] = [];
     const v: Slice[] = [];
+    const kStride = (capacity + 3) & ~3;
     for (let l = 0; l < this.layers.length; l++) {
-      k.push(this.alloc(B * capacity * D));
+      k.push(this.alloc(B * D * kStride));
       v.push(this.alloc(B * capacity * D));
     }
     const kv: KvState = {
       B,
       capacity,
+      kStride,
       lengths: new Int32Array(B),
       k,
       v,
@@ -1173,30 +1179,49 @@ export class Gpt {
     if (cap > maxSeqLen) throw new RangeError(`capacity ${cap} exceeds maxSeqLen ${maxSeqLen}`);
     if (T > cap) throw new RangeError(`a prompt of ${T} tokens exceeds the capacity ${cap}`);
     const kv = this.reserveKv(B, cap);
-    const tokens = new Int32Array(B * T); // padding: token 0, never attended to by a real token
+    // identical prompts (a group's attempts at one task, n > 1) run through the forward once and
+    // share its keys, values and logits: a row's results do not depend on the other rows
+    const row = new Int32Array(B); // the forward row of each sequence
+    const unique: (readonly number[])[] = [];
+    const seen = new Map<string, number>();
     prompts.forEach((p, b) => {
-      for (let t = 0; t < p.length; t++) tokens[b * T + t] = p[t]!;
+      const key = p.join(",");
+      let u = seen.get(key);
+      if (u === undefined) {
+        u = unique.length;
+        unique.push(p);
+        seen.set(key, u);
+      }
+      row[b] = u;
+    });
+    const U = unique.length;
+    const tokens = new Int32Array(U * T); // padding: token 0, never attended to by a real token
+    unique.forEach((p, u) => {
+      for (let t = 0; t < p.length; t++) tokens[u * T + t] = p[t]!;
     });
     try {
-      this.forward(tokens, B, T);
+      this.forward(tokens, U, T);
     } catch (e) {
       this.kv = undefined; // e.g. a token outside the vocabulary: no half-made cache
       throw e;
     }
     const h = this.heap; // after the forward: it may have grown the memory
+    const ks = kv.kStride;
     for (let l = 0; l < this.layers.length; l++) {
       const qkv = this.acts[l]!.qkv.off;
-      for (let b = 0; b < B; b++)
+      for (let b = 0; b < B; b++) {
+        const kb = kv.k[l]!.off + b * D * ks;
         for (let t = 0; t < prompts[b]!.length; t++) {
-          const src = qkv + (b * T + t) * 3 * D;
-          const dst = (b * cap + t) * D;
-          h.copyWithin(kv.k[l]!.off + dst, src + D, src + 2 * D);
-          h.copyWithin(kv.v[l]!.off + dst, src + 2 * D, src + 3 * D);
+          const src = qkv + (row[b]! * T + t) * 3 * D;
+          for (let d = 0; d < D; d++) h[kb + d * ks + t] = h[src + D + d]!;
+          const dst = kv.v[l]!.off + (b * cap + t) * D;
+          h.copyWithin(dst, src + 2 * D, src + 3 * D);
         }
+      }
     }
     for (let b = 0; b < B; b++) {
       const n = prompts[b]!.length;
-      const src = this.logitsS.off + (b * T + n - 1) * V;
+      const src = this.logitsS.off + (row[b]! * T + n - 1) * V;
       h.copyWithin(kv.logits.off + b * V, src, src + V);
       kv.lengths[b] = n;
     }
@@ -1296,22 +1321,37 @@ export class Gpt {
               }
             }
           }
-          const kb = kv.k[l]!.off + b * cap * D;
+          const ks = kv.kStride;
+          const kb = kv.k[l]!.off + b * D * ks; // transposed: dim d of position t at d·ks + t
           const vb = kv.v[l]!.off + b * cap * D;
-          h.copyWithin(kb + t * D, row + D, row + 2 * D);
           h.copyWithin(vb + t * D, row + 2 * D, row + 3 * D);
           const n = t + 1;
           if (this.ops && hd % 4 === 0) {
             // the same as below, every head in one wasm call (scores, softmax, P·V)
             const t0 = profile ? performance.now() : 0;
             const a = (kv.att.off + r * D) * 4;
-            this.ops.attn_decode(row * 4, kb * 4, vb * 4, n, H, hd, D, a, sc * 4, scale);
+            // (the call writes the new key into the cache first)
+            this.ops.attn_decode(
+              row * 4,
+              (row + D) * 4,
+              kb * 4,
+              ks,
+              vb * 4,
+              n,
+              H,
+              hd,
+              D,
+              a,
+              sc * 4,
+              scale,
+            );
             if (profile) this.chargeGemm(t0);
             continue;
           }
+          for (let d = 0; d < D; d++) h[kb + d * ks + t] = h[row + D + d]!;
           for (let head = 0; head < H; head++) {
             // s = q·Kᵀ over the n visible keys, softmax, a = P·V (as the forward's row t)
-            this.mm(1, n, hd, row + head * hd, 3 * D, 1, kb + head * hd, 1, D, sc, n, false);
+            this.mm(1, n, hd, row + head * hd, 3 * D, 1, kb + head * hd * ks, ks, 1, sc, n, false);
             softmaxScaledPrefix(h, sc, n, scale);
             this.mm(
               1,

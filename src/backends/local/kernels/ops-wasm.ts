@@ -98,14 +98,18 @@ export interface OpsExports {
   ): void;
   /**
    * One decode step's attention for one query row, every head: for head h (slices of hd floats
-   * at h·hd, hd a multiple of 4), s_j = q·k_j for the n cached keys (rows of D floats from kb),
-   * p = softmax(s·scale), out = Σ_j p_j·v_j (rows from vb). `sc` is scratch for ⌈n/4⌉·4 floats.
-   * Every step is the training forward's for that row (its GEMMs' sums in order, attn_softmax's
-   * max, exp and sum), so the results are the same bits.
+   * at h·hd, hd a multiple of 4), s_j = q·k_j for the n cached keys, p = softmax(s·scale),
+   * out = Σ_j p_j·v_j (value rows of D floats from vb). The keys are stored transposed: dim d of
+   * key j at kt[d·ldk + j], ldk a multiple of 4 and ≥ ⌈n/4⌉·4 (lanes past n are read, then
+   * ignored); the call first writes the new key (D floats at `knew`) as key n − 1. `sc` is scratch for ⌈n/4⌉·4 floats. Every step is the training forward's for that
+   * row (its GEMMs' sums in order, attn_softmax's max, exp and sum), so the results are the same
+   * bits.
    */
   attn_decode(
     q: number,
-    kb: number,
+    knew: number,
+    kt: number,
+    ldk: number,
     vb: number,
     n: number,
     H: number,
@@ -220,7 +224,6 @@ function expEmitter(f: F, k: (name: string) => F): (h: F, x: string, out: string
 }
 
 export function buildOpsModule(shared = false): Uint8Array {
-  let gemvNt: FuncBuilder | undefined;
   const m = new ModuleBuilder({
     module: "env",
     name: "memory",
@@ -1132,16 +1135,17 @@ export function buildOpsModule(shared = false): Uint8Array {
         );
       },
     );
-    gemvNt = f;
   }
 
-  // ── attn_decode(q, kb, vb, n, H, hd, D, out, sc, scale) ──
+  // ── attn_decode(q, knew, kt, ldk, vb, n, H, hd, D, out, sc, scale) ──
   {
     const f = m.func(
       "attn_decode",
       [
         ["q", "i32"],
-        ["kb", "i32"],
+        ["knew", "i32"],
+        ["kt", "i32"],
+        ["ldk", "i32"],
         ["vb", "i32"],
         ["n", "i32"],
         ["H", "i32"],
@@ -1155,12 +1159,53 @@ export function buildOpsModule(shared = false): Uint8Array {
     );
     const k = hoist(f, { ...EXP_CONSTS, ninf: Number.NEGATIVE_INFINITY });
     const exp = expEmitter(f, k);
-    for (const l of ["hd4", "D4", "nv", "kp", "vp", "c", "j4", "qh", "oh"]) f.local(l, "i32");
-    for (const l of ["acc", "vm", "vs", "xx", "e", "inv", "pj"]) f.local(l, "v128");
+    for (const l of ["hd4", "hd16", "D4", "ldk4", "nv", "nv16", "kp", "kq", "vp", "qh", "oh"])
+      f.local(l, "i32");
+    for (const l of ["acc", "a0", "a1", "a2", "a3", "qv", "vm", "vs", "xx", "e", "inv", "pj"])
+      f.local(l, "v128");
+    // byte counts: a head's dims, its dims in whole blocks of 16, a value row, a key-dim row,
+    // the scores padded to whole vectors and those in whole blocks of 16
     f.get("hd").i32(2).i32Shl().set("hd4");
+    f.get("hd4").i32(-64).i32And().set("hd16");
     f.get("D").i32(2).i32Shl().set("D4");
+    f.get("ldk").i32(2).i32Shl().set("ldk4");
     f.get("n").i32(3).i32Add().i32(-4).i32And().i32(2).i32Shl().set("nv");
+    f.get("nv").i32(-64).i32And().set("nv16");
     f.get("scale").f32x4Splat().set("vs");
+    // the new key (position n − 1) into its column of the transposed cache
+    f.get("kt").get("n").i32(1).i32Sub().i32(2).i32Shl().i32Add().set("kq");
+    f.for(
+      "c",
+      (g) => g.get("knew"),
+      (g) => g.get("knew").get("D4").i32Add(),
+      4,
+      (g) => {
+        g.get("kq").get("c").f32Load().f32Store();
+        g.get("kq").get("ldk4").i32Add().set("kq");
+      },
+    );
+    /** acc_i += qv·load(kq + 16i) for the named accumulators (a sum in the GEMM's order). */
+    const madd = (g: F, accs: string[], vec: string, ptr: string) => {
+      accs.forEach((a, i) => {
+        g.get(a)
+          .get(vec)
+          .get(ptr)
+          .v128Load(16 * i)
+          .f32x4Mul()
+          .f32x4Add()
+          .set(a);
+      });
+    };
+    const zero = (g: F, accs: string[]) => {
+      for (const a of accs) g.v128Zero().set(a);
+    };
+    const store = (g: F, accs: string[], base: (x: F) => void) => {
+      accs.forEach((a, i) => {
+        base(g);
+        g.get(a).v128Store(16 * i);
+      });
+    };
+    const four = ["a0", "a1", "a2", "a3"];
     f.for(
       "h",
       (g) => g.i32(0),
@@ -1169,10 +1214,37 @@ export function buildOpsModule(shared = false): Uint8Array {
       (g) => {
         g.get("q").get("h").get("hd4").i32Mul().i32Add().set("qh");
         g.get("out").get("h").get("hd4").i32Mul().i32Add().set("oh");
-        // raw scores s_j = q·k_j, each summed over the head's dims in order (gemv_nt, as the GEMM)
-        g.get("kb").get("h").get("hd4").i32Mul().i32Add().set("kp");
-        g.i32(1).get("n").get("hd").get("qh").i32(0).get("kp").get("D").get("sc").i32(0);
-        g.call(gemvNt!);
+        // raw scores s_j = q·k_j, each summed over the head's dims in order (as the GEMM does):
+        // the keys are stored transposed, so 4 consecutive keys' dim c is one vector; 16 keys a
+        // block (4 independent sums), then 4 at a time. Lanes past n read padding, set below.
+        g.get("kt").get("h").get("hd4").i32Mul().get("ldk").i32Mul().i32Add().set("kp");
+        for (const [from, to, step, accs] of [
+          ["zero", "nv16", 64, four],
+          ["nv16", "nv", 16, ["acc"]],
+        ] as const) {
+          g.for(
+            "j4",
+            (h) => (from === "zero" ? h.i32(0) : h.get(from)),
+            (h) => h.get(to),
+            step,
+            (h) => {
+              zero(h, [...accs]);
+              h.get("kp").get("j4").i32Add().set("kq");
+              h.for(
+                "c",
+                (x) => x.i32(0),
+                (x) => x.get("hd4"),
+                4,
+                (x) => {
+                  x.get("qh").get("c").i32Add().v128Load32Splat().set("qv");
+                  madd(x, [...accs], "qv", "kq");
+                  x.get("kq").get("ldk4").i32Add().set("kq");
+                },
+              );
+              store(h, [...accs], (x) => x.get("sc").get("j4").i32Add());
+            },
+          );
+        }
         // from here on exactly attn_softmax's steps for a row that sees n keys
         g.for(
           "j",
@@ -1226,40 +1298,36 @@ export function buildOpsModule(shared = false): Uint8Array {
         g.f32(1);
         hsum(g, "acc");
         g.f32Div().f32x4Splat().set("inv");
-        // out = Σ_j p_j·v_j, j in order from 0 (the P·V GEMM's sum), p_j = e_j·inv
-        g.for(
-          "c",
-          (h) => h.i32(0),
-          (h) => h.get("hd4"),
-          16,
-          (h) => {
-            h.get("oh").get("c").i32Add().v128Zero().v128Store();
-          },
-        );
-        g.get("vb").get("h").get("hd4").i32Mul().i32Add().set("vp");
-        g.for(
-          "j",
-          (h) => h.i32(0),
-          (h) => h.get("n"),
-          1,
-          (h) => {
-            h.get("sc").get("j").i32(2).i32Shl().i32Add().v128Load32Splat().get("inv").f32x4Mul();
-            h.set("pj");
-            h.for(
-              "c",
-              (x) => x.i32(0),
-              (x) => x.get("hd4"),
-              16,
-              (x) => {
-                x.get("oh").get("c").i32Add();
-                x.get("oh").get("c").i32Add().v128Load();
-                x.get("pj").get("vp").get("c").i32Add().v128Load().f32x4Mul().f32x4Add();
-                x.v128Store();
-              },
-            );
-            h.get("vp").get("D4").i32Add().set("vp");
-          },
-        );
+        // out = Σ_j p_j·v_j, j in order from 0 (the P·V GEMM's sum), p_j = e_j·inv; the sums
+        // stay in registers: 16 dims a pass over the keys, then 4
+        for (const [from, to, step, accs] of [
+          ["zero", "hd16", 64, four],
+          ["hd16", "hd4", 16, ["acc"]],
+        ] as const) {
+          g.for(
+            "c",
+            (h) => (from === "zero" ? h.i32(0) : h.get(from)),
+            (h) => h.get(to),
+            step,
+            (h) => {
+              zero(h, [...accs]);
+              h.get("vb").get("h").get("hd4").i32Mul().i32Add().get("c").i32Add().set("vp");
+              h.for(
+                "j",
+                (x) => x.i32(0),
+                (x) => x.get("n"),
+                1,
+                (x) => {
+                  x.get("sc").get("j").i32(2).i32Shl().i32Add().v128Load32Splat();
+                  x.get("inv").f32x4Mul().set("pj");
+                  madd(x, [...accs], "pj", "vp");
+                  x.get("vp").get("D4").i32Add().set("vp");
+                },
+              );
+              store(h, [...accs], (x) => x.get("oh").get("c").i32Add());
+            },
+          );
+        }
       },
     );
   }

@@ -208,27 +208,45 @@ describe("wasm ops (ops-wasm.ts) against plain JS", () => {
         for (let k = 0; k < K4; k++) s += h[A2 + i * K4 + k]! * h[B2 + j * K4 + k]!;
         assert.ok(Math.abs(h[C2 + i * N + j]! - s) < 1e-5);
       }
-    // attention of one query over n = 5 cached keys, 2 heads of 4, rows of D = 8
-    const [n, H, hd, D] = [5, 2, 4, 8];
-    const q = alloc(D, () => r());
-    const kb = alloc(n * D, () => r(2));
-    const vb = alloc(n * D, () => r());
-    const out = alloc(D);
-    const sc = alloc(n + 4);
-    ops.attn_decode(q * 4, kb * 4, vb * 4, n, H, hd, D, out * 4, sc * 4, 0.5);
-    for (let head = 0; head < H; head++) {
-      const s = Array.from({ length: n }, (_, j) => {
-        let d = 0;
-        for (let c = 0; c < hd; c++) d += h[q + head * hd + c]! * h[kb + j * D + head * hd + c]!;
-        return d * 0.5;
-      });
-      const m = Math.max(...s);
-      const e = s.map((v) => Math.exp(v - m));
-      const tot = e.reduce((a, v) => a + v, 0);
-      for (let c = 0; c < hd; c++) {
-        let want = 0;
-        for (let j = 0; j < n; j++) want += (e[j]! / tot) * h[vb + j * D + head * hd + c]!;
-        assert.ok(Math.abs(h[out + head * hd + c]! - want) < 1e-6);
+    // attention of one query over n cached keys: heads of 4 dims (the 4-wide paths only), of 32
+    // (blocks of 16 dims) and of 20 (16 + 4); n below, at and past blocks of 16 keys
+    for (const [n, H, hd] of [
+      [5, 2, 4],
+      [1, 4, 32],
+      [16, 4, 32],
+      [45, 4, 32],
+      [37, 3, 20],
+    ] as const) {
+      const D = H * hd;
+      const ldk = ((n + 3) & ~3) + 4; // rows longer than the keys: lanes past n are never used
+      const q = alloc(D, () => r());
+      const kt = alloc(D * ldk, () => Number.NaN); // transposed keys; padding lanes NaN
+      for (let j = 0; j < n - 1; j++) for (let d = 0; d < D; d++) h[kt + d * ldk + j] = r(2);
+      const knew = alloc(D, () => r(2)); // key n − 1: the call stores it in the cache
+      const vb = alloc(n * D, () => r());
+      const out = alloc(D);
+      const sc = alloc(n + 4);
+      ops.attn_decode(q * 4, knew * 4, kt * 4, ldk, vb * 4, n, H, hd, D, out * 4, sc * 4, 0.5);
+      for (let d = 0; d < D; d++) assert.equal(h[kt + d * ldk + n - 1], h[knew + d]);
+      for (let head = 0; head < H; head++) {
+        const s = Array.from({ length: n }, (_, j) => {
+          let d = 0;
+          for (let c = 0; c < hd; c++)
+            d += h[q + head * hd + c]! * h[kt + (head * hd + c) * ldk + j]!;
+          return d * 0.5;
+        });
+        const m = Math.max(...s);
+        const e = s.map((v) => Math.exp(v - m));
+        const tot = e.reduce((a, v) => a + v, 0);
+        for (let c = 0; c < hd; c++) {
+          let want = 0;
+          for (let j = 0; j < n; j++) want += (e[j]! / tot) * h[vb + j * D + head * hd + c]!;
+          const got = h[out + head * hd + c]!;
+          assert.ok(
+            Math.abs(got - want) < 1e-5,
+            `n ${n} hd ${hd} head ${head} dim ${c}: ${got} vs ${want}`,
+          );
+        }
       }
     }
   });
