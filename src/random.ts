@@ -1,3 +1,5 @@
+import { randomFillSync } from "node:crypto";
+
 /**
  * mulberry32: a tiny 32-bit PRNG, uniform in [0, 1). The arithmetic is exact (Math.imul,
  * unsigned shifts), so a seed gives the same stream on every machine — what seeded task
@@ -23,4 +25,23 @@ export function seededPermutation(n: number, seed: number): number[] {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   return order;
+}
+
+/**
+ * Cryptographically random bytes from a pool refilled 4 KiB at a time: ids and session tokens
+ * are drawn on every request, and one getrandom call each cost tens of µs on a VM. Every byte is
+ * handed out once; the result is a copy the caller owns.
+ */
+const POOL = Buffer.alloc(4096);
+let poolAt = POOL.length;
+export function secureRandomBytes(n: number): Buffer {
+  if (n > POOL.length) return randomFillSync(Buffer.alloc(n));
+  if (poolAt + n > POOL.length) {
+    randomFillSync(POOL);
+    poolAt = 0;
+  }
+  const out = Buffer.from(POOL.subarray(poolAt, poolAt + n));
+  POOL.fill(0, poolAt, poolAt + n);
+  poolAt += n;
+  return out;
 }

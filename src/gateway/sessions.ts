@@ -3,8 +3,9 @@
  * and sampling parameters that are enforced on every call it makes, and — in memory only — the
  * prompt state of its last call, which token-in/token-out prompt building extends.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import { secureRandomBytes } from "../random.js";
 import type { Store } from "../store/sqlite.js";
 import { type SamplingParams, SamplingParamsSchema } from "../types/index.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
@@ -50,7 +51,7 @@ export class Sessions {
       throw new HttpError(409, `session ${id} already exists; pick another id or omit it`);
     const session: Session = {
       id,
-      token: `rllm-${randomBytes(24).toString("base64url")}`,
+      token: `rllm-${secureRandomBytes(24).toString("base64url")}`,
       metadata: parsed.data.metadata ?? {},
       samplingParams: { ...this.defaults, ...(parsed.data.samplingParams ?? {}) },
       createdAt: Date.now(),

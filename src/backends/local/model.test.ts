@@ -267,6 +267,35 @@ describe("gpt model", () => {
     }
   });
 
+  test("a fresh model trains a batch of 64 rows × 59 tokens (its workspace once overflowed)", () => {
+    // the countdown recipe's model; 64 × 59 was a real step's shape in a train worker and sized
+    // the GEMM workspace for K = 3,776 while a K = 128 product needed more (memory out of bounds)
+    const config: GptConfig = {
+      vocabSize: 264,
+      dModel: 128,
+      nLayers: 2,
+      nHeads: 4,
+      maxSeqLen: 96,
+      mlpRatio: 4,
+      positional: "rope",
+      tiedHead: true,
+    };
+    const m = new Gpt(config, { seed: 0 });
+    const datums: LossDatum[] = Array.from({ length: 64 }, (_, b) => {
+      const tokens = Array.from({ length: 59 }, (_, t) => (b * 31 + t * 7) % 264);
+      return {
+        tokens,
+        lossMask: tokens.map((_, t) => (t >= 30 ? 1 : 0)),
+        advantages: tokens.map(() => (b % 2 ? 0.5 : -0.5)),
+        samplingLogprobs: tokens.map(() => -5),
+      };
+    });
+    m.zeroGrad();
+    const r = lossAndGrad(m, datums, { kind: "ppo" });
+    assert.ok(Number.isFinite(r.loss));
+    assert.ok(m.gradData.some((g) => g !== 0));
+  });
+
   test("misaligned datums and a KL without reference logprobs are refused", () => {
     const model = tinyModel(TINY);
     const d = {

@@ -7,8 +7,9 @@
  * SSE framing itself (`SseEvent`, `formatSse`) lives in `../http.ts`; the adapters only produce
  * `SseEvent` values and leave writing them to the HTTP layer.
  */
-import { randomBytes } from "node:crypto";
+
 import type { z } from "zod";
+import { secureRandomBytes } from "../../random.js";
 import type {
   ChatCompletionChoice,
   ChatCompletionChunk,
@@ -31,7 +32,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export function hexId(prefix: string, n = 48): string {
   return (
     prefix +
-    randomBytes(Math.ceil(n / 2))
+    secureRandomBytes(Math.ceil(n / 2))
       .toString("hex")
       .slice(0, n)
   );
@@ -39,7 +40,7 @@ export function hexId(prefix: string, n = 48): string {
 
 /** `prefix` + `n` base62 characters (Anthropic style: `msg_013Zva2C…`). */
 export function base62Id(prefix: string, n = 24): string {
-  const bytes = randomBytes(n);
+  const bytes = secureRandomBytes(n);
   let s = "";
   // 62 does not divide 256, so the first few letters are a hair likelier; ids need no uniformity.
   for (const b of bytes) s += BASE62[b % 62];

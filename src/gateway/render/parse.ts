@@ -6,7 +6,7 @@
  * One incremental parser serves both the streaming and the whole-text path (`parseCompletion` is
  * push-everything-then-finish), so a streamed response always adds up to the non-streamed one.
  */
-import { randomBytes } from "node:crypto";
+import { secureRandomBytes } from "../../random.js";
 import type { ToolCall } from "../../types/chat.js";
 import { pythonJsonDumps } from "./pyjson.js";
 
@@ -98,7 +98,7 @@ export function promptOpensReasoning(promptText: string): boolean {
 
 export function newToolCallId(): string {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  const bytes = randomBytes(24);
+  const bytes = secureRandomBytes(24);
   let id = "call_";
   for (const b of bytes) id += alphabet[b % alphabet.length];
   return id;

@@ -8,7 +8,7 @@
  * sampled ids into text, reasoning and tool calls the same way whether they arrive in one response
  * or chunk by chunk, so a streamed call records exactly what the non-streamed one would.
  */
-import { randomBytes } from "node:crypto";
+import { secureRandomBytes } from "../../random.js";
 import {
   type ChatCompletion,
   type ChatCompletionChoice,
@@ -767,7 +767,7 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
 }
 
 export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString("hex");
+  return secureRandomBytes(bytes).toString("hex");
 }
 
 /** A number from a JSON value, or undefined. */

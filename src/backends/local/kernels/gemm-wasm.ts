@@ -98,13 +98,18 @@ export interface GemmExports {
   ): void;
 }
 
-/** Bytes of workspace one `gemm` call needs (per thread) for inner dimension K. */
+/**
+ * Bytes of workspace that one `gemm` call (per thread) with any inner dimension up to K needs.
+ * A call packs mc·K floats of A, mc = max(MR, ⌊L2/K/MR⌋·MR) rows: not monotone in K (the floor
+ * is coarser for large K), so a smaller K can need more than K itself — e.g. 130,680 floats for
+ * K = 264 against 113,280 for K = 3,776. mc·K is at most max(L2 floats, MR·K), which is.
+ */
 export function gemmWorkspaceBytes(K: number, shape = DEFAULT_SHAPE): number {
   const { mr, nr } = shape;
   const l2f = (shape.l2Bytes ?? DEFAULT_L2_BYTES) >> 2;
-  const mc = Math.max(mr, Math.floor(l2f / K / mr) * mr);
+  const packA = Math.max(l2f, mr * K);
   const pb = Math.max(4 * K * nr, shape.packBBytes ?? DEFAULT_PACK_B_BYTES);
-  return 4 * (mc * K + mr * nr) + pb + 64;
+  return 4 * (packA + mr * nr) + pb + 64;
 }
 
 function emitMin(f: FuncBuilder, a: (f: FuncBuilder) => void, b: (f: FuncBuilder) => void): void {

@@ -84,6 +84,43 @@ describe("gemm kernels", () => {
     });
   }
 
+  test("a workspace of gemmWorkspaceBytes(K) holds every call with an inner dimension ≤ K", () => {
+    const g = instantiateGemm(memory).exports;
+    // the training forward sizes one workspace by its largest K (B·T rows: 3,776 for 64 × 59)
+    // and runs every GEMM of the step in it; K = 264 (the vocabulary) packs more rows of A
+    const big = 3_776;
+    const bytes = gemmWorkspaceBytes(big);
+    for (const K of [1, 5, 128, 264, 512, 1_000, 2_000, big]) {
+      // two whole blocks of the most rows a block of this K packs (mc), as the forward's are
+      const mc = Math.max(5, Math.floor(131_072 / K / 5) * 5);
+      // (N = 9: a partial column tile, which goes through the scratch tile past packed B)
+      const [M, N] = [Math.min(2 * mc, 4_000), 9];
+      const A = rand(M * K, K);
+      const B = rand(K * N, K + 1);
+      const pA = 0;
+      const pB = pA + A.length * 4;
+      const pC = pB + B.length * 4;
+      const ws = (pC + M * N * 4 + 63) & ~63;
+      const guard = (ws + bytes) / 4;
+      const G = 1 << 16; // 256 KiB of guard
+      assert.ok(guard + G < heap.length);
+      heap.set(A, pA / 4);
+      heap.set(B, pB / 4);
+      heap.fill(12345, guard, guard + G);
+      g.gemm(M, N, K, pA, K, 1, pB, N, 1, pC, N, 0, ws);
+      for (let i = guard; i < guard + G; i++)
+        assert.equal(
+          heap[i],
+          12345,
+          `K = ${K} wrote past its workspace at +${(i - guard) * 4} bytes`,
+        );
+      if (K <= 264) {
+        const ref = naive(M, N, K, A, B, "NN");
+        assert.ok(maxDiff(heap.subarray(pC / 4, pC / 4 + M * N), ref) < 1e-3, `K = ${K}`);
+      }
+    }
+  });
+
   test("wasm gemm_batched computes each product", () => {
     const g = instantiateGemm(memory).exports;
     const [M, N, K, count] = [6, 10, 5, 3];
