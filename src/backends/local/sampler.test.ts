@@ -747,54 +747,6 @@ describe("LocalSampler with several workers", () => {
   });
 });
 
-describe("LocalSampler batching", () => {
-  test("a full batch starts at once; the rest waits for the batch window", async () => {
-    // a window far longer than the test: only a full batch (maxBatch sequences) can start early
-    const s = await LocalSampler.start({
-      config: CONFIG,
-      params: randomParams(5),
-      workers: 2,
-      maxBatch: 4,
-      batchWindowMs: 60_000,
-    });
-    try {
-      const body = (i: number, n = 1) => ({ prompt: `p${i}`, max_tokens: 3, seed: i, n });
-      const t0 = performance.now();
-      // requests of 1, 1 and 2 sequences: the third one fills a batch of 4
-      const full = await Promise.all(
-        [body(0), body(1), body(2, 2)].map((b) => post(`${s.baseURL}/completions`, b)),
-      );
-      assert.ok(performance.now() - t0 < 30_000, "the full batch did not wait for the window");
-      for (const r of full) assert.equal(r.status, 200);
-      assert.equal(s.metrics.batches, 1);
-      assert.equal(s.metrics.maxBatchSequences, 4);
-      // a request of 5 sequences is a full batch on its own
-      const big = await post(`${s.baseURL}/completions`, body(3, 5));
-      assert.equal(big.status, 200);
-      assert.equal(big.body.choices.length, 5);
-      assert.equal(s.metrics.batches, 2);
-      // a lone request is not a full batch: it waits (for the window, or for a worker to finish
-      // a batch) while both workers are idle
-      let loneDone = false;
-      const lone = post(`${s.baseURL}/completions`, { ...body(4), max_tokens: 2 }).then((r) => {
-        loneDone = true;
-        return r;
-      });
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(loneDone, false, "the lone request waits");
-      assert.equal(s.metrics.batches, 2, "and is not dispatched");
-      // a full batch starts at once; when it is done, the freed worker takes the lone request
-      const other = await post(`${s.baseURL}/completions`, body(5, 4));
-      assert.equal(other.status, 200);
-      assert.equal((await lone).status, 200);
-      assert.equal(s.metrics.batches, 4);
-      assert.ok(performance.now() - t0 < 30_000, "nothing waited for the 60 s window");
-    } finally {
-      await s.close();
-    }
-  });
-});
-
 describe("partialAssistant (the streaming chat parse)", () => {
   const call = (name: string, args: string) =>
     `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${args}}\n</tool_call>`;

@@ -848,8 +848,6 @@ interface Batch {
 
 export class LocalSampler {
   private readonly pending: Job[] = [];
-  /** Sequences of `pending` per settings key (cancelled ones included until the next pump). */
-  private readonly pendingSeqs = new Map<string, number>();
   private readonly batches = new Map<number, Batch>();
   private pumpTimer: NodeJS.Timeout | undefined;
   private batchSeq = 0;
@@ -1002,7 +1000,6 @@ export class LocalSampler {
     clearTimeout(this.pumpTimer);
     const err = new HttpError(503, "the sampler is shutting down");
     for (const j of this.pending.splice(0)) j.fail(err);
-    this.pendingSeqs.clear();
     for (const b of this.batches.values()) for (const j of b.jobs) j.fail(err);
     this.batches.clear();
     const server = this.server;
@@ -1029,45 +1026,15 @@ export class LocalSampler {
     this.stats.requests++;
     job.version = this.version; // what an error before dispatch reports
     this.pending.push(job);
-    const waiting = (this.pendingSeqs.get(job.key) ?? 0) + job.choices.length;
-    this.pendingSeqs.set(job.key, waiting);
-    // a full batch goes to an idle worker at once: while a burst of requests (a training step's
-    // rollouts) is still being read, the first workers already generate
-    if (waiting >= this.maxBatch) this.dispatchFull(job.key);
-    if (this.pending.length > 0 && this.pumpTimer === undefined)
+    if (this.pumpTimer === undefined)
       this.pumpTimer = setTimeout(() => {
         this.pumpTimer = undefined;
         this.pump();
       }, this.batchWindowMs);
   }
 
-  /** One batch of `maxBatch` sequences with these settings to an idle worker, if both exist. */
-  private dispatchFull(key: string): void {
-    const slot = this.slots.find((s) => !s.busy && !s.dead);
-    if (!slot || this.closed) return;
-    const jobs: Job[] = [];
-    let seqs = 0;
-    for (const j of this.pending) {
-      if (j.key !== key || j.cancelled) continue;
-      if (jobs.length > 0 && seqs + j.choices.length > this.maxBatch) break;
-      jobs.push(j);
-      seqs += j.choices.length;
-    }
-    if (seqs < this.maxBatch) return; // cancelled requests were counted: the timer's pump decides
-    for (const j of jobs) this.pending.splice(this.pending.indexOf(j), 1);
-    this.pendingSeqs.set(key, (this.pendingSeqs.get(key) ?? 0) - seqs);
-    this.dispatch(slot, jobs);
-  }
-
   /** Hands the queue to idle workers, one batch of same-settings requests each. */
   private pump(): void {
-    this.pumpQueue();
-    this.pendingSeqs.clear();
-    for (const j of this.pending)
-      this.pendingSeqs.set(j.key, (this.pendingSeqs.get(j.key) ?? 0) + j.choices.length);
-  }
-
-  private pumpQueue(): void {
     for (let i = this.pending.length - 1; i >= 0; i--)
       if (this.pending[i]!.cancelled) this.pending.splice(i, 1);
     const idle = this.slots.filter((s) => !s.busy && !s.dead);
