@@ -73,8 +73,6 @@ const trainOut = join(out, "train");
 const flags: TrainFlags = {
   output: trainOut,
   maxSeconds: minutes * 60,
-  valFreq: 20,
-  saveFreq: 50,
   ...(parsed as TrainFlags),
 };
 const t1 = performance.now();

@@ -51,6 +51,7 @@ export interface TrainFlags {
   clipHigh?: number;
   async?: boolean;
   staleness?: number;
+  skipSettled?: number;
   seed?: number;
   config?: string;
   dataDir?: string;
@@ -89,6 +90,7 @@ export function trainFlagsToConfig(f: TrainFlags): ConfigLayer {
       valAttempts: f.valAttempts,
       async: f.async,
       staleness: f.staleness,
+      skipSettled: f.skipSettled,
       seed: f.seed,
       dataDir: f.dataDir,
       agent: f.agent,
@@ -134,6 +136,11 @@ export function trainCommand(): Command {
     .option("--clip-high <x>", "PPO/CISPO upper clip ε (clip-higher)", num("--clip-high"))
     .option("--async", "generate ahead of training (bounded staleness, truncated IS)")
     .option("--staleness <n>", "most weight versions a sample may lag (async)", int("--staleness"))
+    .option(
+      "--skip-settled <p>",
+      "skip a task whose last group scored all alike with probability p (0–1) when it comes round again",
+      num("--skip-settled"),
+    )
     .option("--seed <n>", "seed of the task order", int("--seed"))
     .option("--data-dir <dir>", "read DIR/<benchmark>/<split>.jsonl instead of generating/the Hub")
     .option("--output <dir>", "run directory (default runs/train/<benchmark>-<time>)")

@@ -27,6 +27,14 @@ export const TrainerConfigSchema = z.strictObject({
   /** Generation runs ahead of training by at most `staleness` weight versions. */
   async: z.boolean().default(false),
   staleness: z.number().int().min(0).max(64).default(1),
+  /**
+   * Skip, with this probability, a task whose last trained group was settled — every attempt
+   * scored the same (all right or all wrong), so the group taught nothing — when the epochs bring
+   * it round again (0: off). Its next group is likely settled too: the generation goes to tasks
+   * that still teach. A skipped task counts as consumed; no task is skipped twice in a row for
+   * lack of others (after a whole dataset of skips the next one runs).
+   */
+  skipSettled: z.number().min(0).max(1).default(0),
   /** Seed of the task order and of the trainer's other choices. */
   seed: z.number().int().nonnegative().default(0),
   trainSplit: z.string().optional(),

@@ -4,7 +4,8 @@
  *   OUTPUT/
  *     config.json                 the resolved config of the run
  *     metrics.jsonl               one JSON object per step
- *     consumed.jsonl              {step, tasks: [{id, ordinal}]} per step: the tasks each step trained
+ *     consumed.jsonl              {step, tasks: [{id, ordinal}], skipped?: [...]} per step: the tasks
+ *                                 each step trained, and those it consumed unrun (skipSettled)
  *     traces.db                   the gateway's traces (SQLite)
  *     val/step-N.json             per-item validation results
  *     checkpoints/step-N/         backend/ (the backend's checkpoint) + trainer.json
@@ -29,6 +30,8 @@ export interface TrainerState {
   step: number;
   weightVersion: number;
   loader: LoaderState;
+  /** Ids of the tasks whose last trained group was settled (trainer.skipSettled); absent: none. */
+  settled?: string[];
   /** Seed of the run; every random choice of step s derives from (seed, s). */
   seed: number;
   /** Seconds of training before this checkpoint (across resumes). */

@@ -238,6 +238,88 @@ describe("AgentTrainer", () => {
     }
   });
 
+  it("skipSettled: a task whose last group scored all alike is skipped when it comes round, consumed once; resume keeps the record", async () => {
+    const output = join(dir, "skip");
+    const train = countdownRecipeTasks("train", 8);
+    // the first 4 tasks score the same whatever the model says (settled: 1, 1, 0, 0); each of
+    // the rest scores 0, 1, 0, 1, … call after call, so every group of 4 is half right
+    const fixed = new Map(train.slice(0, 4).map((t, i) => [t.id, i < 2 ? 1 : 0]));
+    const calls = new Map<string, number>();
+    const mixed = evaluator<Episode>((task) => {
+      const n = calls.get(task.id) ?? 0;
+      calls.set(task.id, n + 1);
+      const reward = fixed.get(task.id) ?? n % 2;
+      return { reward, isCorrect: reward === 1 };
+    });
+    const run = async (maxSteps: number, resume: boolean) => {
+      const backend = await LocalBackend.create({ model: tiny, seed: 3, trainWorkers: 1 });
+      try {
+        return await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: mixed,
+          trainDataset: train,
+          backend,
+          config: config({
+            maxSteps,
+            saveFreq: 1,
+            valFreq: 0,
+            skipSettled: 1,
+            epochs: 100,
+            resume,
+          }),
+          output,
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+    };
+    await run(5, false); // epoch 1 is steps 1–4: nothing is settled before a task's first group
+    const state = readLatest(output)!.state;
+    assert.deepEqual(
+      [...state.settled!].sort(),
+      [...fixed.keys()].sort(),
+      "the tasks that scored all alike are recorded as settled, and only they",
+    );
+    await run(9, true);
+    const consumed = readJsonl(join(output, "consumed.jsonl")) as unknown as {
+      step: number;
+      tasks: { id: string; ordinal: number }[];
+      skipped?: { id: string; ordinal: number }[];
+    }[];
+    assert.deepEqual(
+      consumed.map((c) => c.step),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+    const skippedTasks = consumed.flatMap((c) => c.skipped ?? []);
+    assert.equal(
+      consumed.slice(0, 4).flatMap((c) => c.skipped ?? []).length,
+      0,
+      "epoch 1: nothing to skip",
+    );
+    assert.ok(skippedTasks.length >= 4, `${skippedTasks.length} skipped`);
+    for (const t of skippedTasks) assert.ok(fixed.has(t.id), `${t.id} was settled`);
+    // with p = 1 no settled task runs again: every group after epoch 1 is an unsettled task's
+    for (const c of consumed.slice(4))
+      for (const t of c.tasks) assert.ok(!fixed.has(t.id), `step ${c.step} ran settled ${t.id}`);
+    // trained and skipped together: every ordinal exactly once, none missing below the last
+    const ordinals = consumed
+      .flatMap((c) => [...c.tasks, ...(c.skipped ?? [])].map((t) => t.ordinal))
+      .sort((a, b) => a - b);
+    assert.deepEqual(
+      ordinals,
+      Array.from({ length: ordinals.length }, (_, i) => i),
+    );
+    const metrics = readJsonl(join(output, "metrics.jsonl")).filter((m) => m.step > 4);
+    assert.ok(metrics.some((m) => m["data/skipped_settled"]! > 0));
+    assert.ok(metrics.every((m) => m["data/settled_tasks"]! >= 4));
+    assert.throws(
+      () => config({ skipSettled: 1.5 }),
+      /skipSettled/,
+      "a probability above 1 is refused",
+    );
+  });
+
   it("refuses to overwrite a run without --resume", async () => {
     const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
     try {

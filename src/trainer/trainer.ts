@@ -29,7 +29,7 @@ import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
 import { summarize, writeJsonAtomic } from "../engine/eval.js";
 import { InProcessGateway } from "../engine/gateway.js";
-import { seededPermutation } from "../random.js";
+import { mulberry32, seededPermutation } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import type { Datum, Episode, Task } from "../types/index.js";
 import { type LoadedTask, TaskLoader } from "./loader.js";
@@ -212,6 +212,22 @@ export class AgentTrainer {
       await store.putMetrics(runId, step, m);
     };
 
+    // trainer.skipSettled: tasks whose last trained group was settled, and the tasks handed out
+    // and skipped since the last step (consumed with the next one)
+    const settled = new Set<string>(state.settled ?? []);
+    let skipped: LoadedTask[] = [];
+    let skipsInARow = 0;
+    const skip = (t: LoadedTask): boolean => {
+      if (tc.skipSettled <= 0 || !settled.has(t.task.id)) return false;
+      if (skipsInARow >= this.o.trainDataset.length) return false; // every task is settled
+      // one draw per ordinal: a resumed run skips the same tasks again
+      return mulberry32((tc.seed * 1_000_003 + t.ordinal) >>> 0)() < tc.skipSettled;
+    };
+    const isSettled = (g: GroupResult): boolean => {
+      const r = g.episodes.filter((e) => !e.infraFailed).map((e) => e.reward ?? 0);
+      return r.length >= 2 && r.every((x) => x === r[0]);
+    };
+
     const runGroup = (loaded: LoadedTask, launchVersion: number): InFlight => {
       const f: InFlight = {
         loaded,
@@ -324,6 +340,7 @@ export class AgentTrainer {
         loader: loader.state(),
         elapsedSeconds: elapsed(),
         savedAt: new Date().toISOString(),
+        ...(tc.skipSettled > 0 || settled.size > 0 ? { settled: [...settled].sort() } : {}),
       };
       lastCheckpoint = await writeCheckpoint(output, state, (dir) => backend.save(dir));
       savedStep = state.step;
@@ -357,6 +374,12 @@ export class AgentTrainer {
             exhausted = true;
             break;
           }
+          if (skip(next)) {
+            skipped.push(next);
+            skipsInARow++;
+            continue;
+          }
+          skipsInARow = 0;
           inFlight.push(runGroup(next, version));
           launched++;
         }
@@ -438,7 +461,15 @@ export class AgentTrainer {
         const saved = await backend.saveForSampler();
         version = saved.weightVersion;
         await gateway.setWeightVersion(version);
-        loader.markTrained(groups.map((g) => g.loaded.ordinal));
+        const skippedNow = skipped;
+        skipped = [];
+        loader.markTrained([
+          ...groups.map((g) => g.loaded.ordinal),
+          ...skippedNow.map((t) => t.ordinal),
+        ]);
+        for (const g of groups)
+          if (isSettled(g)) settled.add(g.loaded.task.id);
+          else settled.delete(g.loaded.task.id);
         state = { ...state, step: state.step + 1 };
         stepsHere++;
         result.newSteps++;
@@ -447,6 +478,9 @@ export class AgentTrainer {
           `${JSON.stringify({
             step: state.step,
             tasks: groups.map((g) => ({ id: g.loaded.task.id, ordinal: g.loaded.ordinal })),
+            ...(skippedNow.length
+              ? { skipped: skippedNow.map((t) => ({ id: t.task.id, ordinal: t.ordinal })) }
+              : {}),
           })}\n`,
         );
         pump(); // the next batch starts generating while we validate and checkpoint
@@ -455,6 +489,9 @@ export class AgentTrainer {
           epoch: groups[0]!.loaded.epoch,
           weight_version: version,
           ...m,
+          ...(tc.skipSettled > 0
+            ? { "data/skipped_settled": skippedNow.length, "data/settled_tasks": settled.size }
+            : {}),
           "time/gen_wait_s": (tGen - tStep) / 1000,
           "time/step_s": (performance.now() - tStep) / 1000,
           // the share of the step the trainer sat waiting for generation (0 when fully overlapped)

@@ -1,7 +1,8 @@
 /**
  * Batched sampling from the local GPT with its KV cache ({@link Gpt.prefill} /
  * {@link Gpt.decodeStep}): all sequences advance together, one decode step per token, and a
- * finished sequence drops out of the batch.
+ * finished sequence drops out of the batch. Identical prompts (n > 1, or a group's attempts sent
+ * as separate requests) are prefilled once and share the result.
  *
  * Two logprobs per sampled token:
  *   - `logprobs`: log-softmax of the raw logits (temperature 1, no top-k/top-p) — the quantity the
