@@ -153,7 +153,6 @@ describe("rllm train", () => {
     assert.equal(recipe.optim.schedule, "cosine");
     assert.equal(recipe.engine.concurrency, rl.engine.concurrency);
     assert.equal(recipe.trainer.batchSize, rl.trainer.batchSize);
-    assert.equal(recipe.trainer.skipSettled, rl.trainer.skipSettled);
     assert.equal(recipe.trainer.valFreq, rl.trainer.valFreq);
     const b = recipe.backend as { sampler: { workers: number } };
     assert.equal(b.sampler.workers, rl.backend.sampler.workers);

@@ -43,15 +43,14 @@ export const COUNTDOWN_RECIPE = {
    * The RL run's settings, as defaults that a config file, the environment or a flag overrides
    * (measured in bench/learning: see bench/README.md): a peak lr of 2e-4 on a cosine over the time
    * budget; 64 tasks × 4 attempts a step (4 attempts learned faster than 8 or 16 for the same
-   * answers; 64 tasks a step give twice the steps of 128 in 15 minutes); a task whose last group
-   * scored all alike is skipped 3 times in 4 when it comes round again (most of the puzzles are
-   * settled after one pass, and their groups teach nothing); a step's 256 answers generated at
-   * once by 2 sampler workers (the train workers are idle meanwhile); validation and a checkpoint
-   * every 50 steps (~30 s), so validating costs ~5% of the time.
+   * answers; 64 tasks a step give twice the steps of 128 in 15 minutes; skipping settled tasks,
+   * trainer.skipSettled, was no better within the runs' spread); a step's 256 answers generated
+   * at once by 2 sampler workers (the train workers are idle meanwhile); validation and a
+   * checkpoint every 50 steps (~30 s), so validating costs ~5% of the time.
    */
   rl: {
     optim: { lr: 2e-4, schedule: "cosine", minLrRatio: 0.05 },
-    trainer: { batchSize: 64, groupSize: 4, skipSettled: 0.75, valFreq: 50, saveFreq: 50 },
+    trainer: { batchSize: 64, groupSize: 4, valFreq: 50, saveFreq: 50 },
     engine: { concurrency: 512 },
     backend: { sampler: { workers: 2, maxBatch: 256 } },
   },
