@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { type Episode, type EpisodeInput, EpisodeSchema } from "../types/index.js";
 import {
   groupDropReason,
+  isSettledGroup,
   isSolved,
   isTruncated,
   maskReasonOf,
@@ -196,4 +197,18 @@ test("rejection sampling: a custom acceptance rule and option checks", () => {
   assert.equal(rs.add(attempts("b", [1, 1, 1])).reason, "enough");
   assert.throws(() => new RejectionSampler({ targetGroups: 0, maxDraws: 1 }), /targetGroups/);
   assert.throws(() => new RejectionSampler({ targetGroups: 1, maxDraws: 0 }), /maxDraws/);
+});
+
+test("isSettledGroup: two or more scored episodes, all with one reward", () => {
+  const g = (...rewards: (number | undefined)[]) =>
+    rewards.map((reward, i) =>
+      ep({ id: `e${i}`, taskId: "t", ...(reward === undefined ? {} : { reward }) }),
+    );
+  assert.equal(isSettledGroup(g(1, 1, 1, 1)), true, "all right");
+  assert.equal(isSettledGroup(g(0, 0, 0)), true, "all wrong");
+  assert.equal(isSettledGroup(g(0, 1, 0, 0)), false, "one right: it teaches");
+  assert.equal(isSettledGroup(g(1)), false, "one attempt says nothing");
+  assert.equal(isSettledGroup(g(1, undefined)), false, "an unscored attempt does not count");
+  const withInfra = [...g(1, 1), ep({ id: "x", taskId: "t", reward: 0, infraFailed: true })];
+  assert.equal(isSettledGroup(withInfra), true, "an infrastructure failure does not count");
 });

@@ -150,9 +150,25 @@ export interface RejectionDecision {
   nextDrawTasks: number;
 }
 
+/** The rewards of a group's scored episodes (infra failures and unscored ones left out). */
+function scoredRewards(episodes: readonly Episode[]): number[] {
+  return episodes.flatMap((e) =>
+    !e.infraFailed && typeof e.reward === "number" ? [e.reward] : [],
+  );
+}
+
 function partiallySolved(episodes: readonly Episode[]): boolean {
-  const rewards = episodes.flatMap((e) => (typeof e.reward === "number" ? [e.reward] : []));
+  const rewards = scoredRewards(episodes);
   return rewards.length >= 2 && !allEqual(rewards);
+}
+
+/**
+ * Whether a group is settled: at least two scored episodes, all with the same reward (all right or
+ * all wrong), so it has zero advantage everywhere and teaches nothing (trainer.skipSettled).
+ */
+export function isSettledGroup(episodes: readonly Episode[]): boolean {
+  const rewards = scoredRewards(episodes);
+  return rewards.length >= 2 && allEqual(rewards);
 }
 
 /**

@@ -21,6 +21,7 @@
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { isSettledGroup } from "../algorithms/filters.js";
 import { type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
 import { episodesToDatums } from "../algorithms/pipeline.js";
 import { learningRate } from "../algorithms/schedule.js";
@@ -222,10 +223,6 @@ export class AgentTrainer {
       if (skipsInARow >= this.o.trainDataset.length) return false; // every task is settled
       // one draw per ordinal: a resumed run skips the same tasks again
       return mulberry32((tc.seed * 1_000_003 + t.ordinal) >>> 0)() < tc.skipSettled;
-    };
-    const isSettled = (g: GroupResult): boolean => {
-      const r = g.episodes.filter((e) => !e.infraFailed).map((e) => e.reward ?? 0);
-      return r.length >= 2 && r.every((x) => x === r[0]);
     };
 
     const runGroup = (loaded: LoadedTask, launchVersion: number): InFlight => {
@@ -468,7 +465,7 @@ export class AgentTrainer {
           ...skippedNow.map((t) => t.ordinal),
         ]);
         for (const g of groups)
-          if (isSettled(g)) settled.add(g.loaded.task.id);
+          if (isSettledGroup(g.episodes)) settled.add(g.loaded.task.id);
           else settled.delete(g.loaded.task.id);
         state = { ...state, step: state.step + 1 };
         stepsHere++;
