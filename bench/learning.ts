@@ -47,7 +47,7 @@ async function evalCheckpoint(checkpoint: string, name: string): Promise<EvalRes
     "countdown",
     loadConfig({
       env: {},
-      flags: { eval: { backend: "local", checkpoint, attempts: 8, output } },
+      flags: { eval: { backend: "local", checkpoint, attempts: 8, output, seed: 0 } },
     }),
   );
   return JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import type { EvalResults } from "../engine/index.js";
+import { finalResponse } from "../sdk/index.js";
+import type { Episode } from "../types/index.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
 
 describe("rllm eval --backend local --checkpoint", () => {
@@ -46,6 +48,37 @@ describe("rllm eval --backend local --checkpoint", () => {
     assert.ok(r.items.every((i) => i.taskId.startsWith("countdown/test/")));
     assert.deepEqual(r.config.samplingParams, { max_tokens: 40 });
     assert.equal(typeof r.passAtK["2"], "number");
+  });
+
+  it("--seed: a rerun gives the same answer at every (task, attempt); unseeded runs do not", async () => {
+    const answers = async (name: string, seed?: number) => {
+      const output = join(dir, name);
+      const flags = { backend: "local", checkpoint: ckpt, maxExamples: 4, attempts: 3, output };
+      const config = loadConfig({ env: {}, flags: evalFlagsToConfig({ ...flags, seed }) });
+      assert.equal(await runEvalCommand("countdown", config), 0);
+      const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+      assert.equal(r.config.seed, seed ?? null, "results.json records the seed");
+      const eps = join(output, "episodes");
+      return readdirSync(eps)
+        .sort()
+        .map((f) => finalResponse(JSON.parse(readFileSync(join(eps, f), "utf8")) as Episode));
+    };
+    const a = await answers("seeded-a", 5);
+    assert.equal(a.length, 12);
+    assert.ok(new Set(a).size > 4, "the attempts at a task differ from each other");
+    assert.deepEqual(await answers("seeded-b", 5), a);
+    assert.notDeepEqual(await answers("seeded-c", 6), a);
+    assert.notDeepEqual(await answers("unseeded"), a);
+    await assert.rejects(
+      runEvalCommand(
+        "countdown",
+        loadConfig({
+          env: {},
+          flags: evalFlagsToConfig({ checkpoint: ckpt, seed: 1, samplingParams: "seed=2" }),
+        }),
+      ),
+      /--seed seeds every \(task, attempt\) apart/,
+    );
   });
 
   it("refuses --backend local without a checkpoint off the recipe, and with --base-url", async () => {

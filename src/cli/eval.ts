@@ -63,6 +63,7 @@ interface EvalFlags {
   topP?: number;
   maxTokens?: number;
   samplingParams?: string;
+  seed?: number;
   dataDir?: string;
   output?: string;
   backend?: string;
@@ -110,6 +111,11 @@ export function evalCommand(): Command {
     .option("--top-p <p>", "nucleus sampling", num("--top-p"))
     .option("--max-tokens <n>", "completion token limit per call", int("--max-tokens"))
     .option("--sampling-params <k=v,...>", "more sampling parameters, e.g. top_k=20,seed=1")
+    .option(
+      "--seed <n>",
+      "seed each (task, attempt)'s sampling apart: a rerun repeats its answers",
+      int("--seed"),
+    )
     .option(
       "--data-dir <dir>",
       "read DIR/<benchmark>/<split>.jsonl[.gz]|.parquet instead of the Hub",
@@ -162,6 +168,7 @@ export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
       evaluator: f.evaluator,
       backend: f.backend,
       checkpoint: f.checkpoint,
+      seed: f.seed,
       ...(Object.keys(sampling).length ? { samplingParams: sampling } : {}),
     },
   };
@@ -300,6 +307,10 @@ export async function runEvalCommand(
     const samplingParams = recipe
       ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...ev.samplingParams }
       : ev.samplingParams;
+    if (ev.seed !== undefined && samplingParams.seed !== undefined)
+      throw new ConfigError(
+        "--seed seeds every (task, attempt) apart and sampling seed gives all rollouts one seed; pass one of them",
+      );
     const evaluator = ev.evaluator
       ? await loadEvaluator<Episode>(ev.evaluator)
       : defaultEvaluator(entry);
@@ -362,6 +373,7 @@ export async function runEvalCommand(
       timeoutSeconds: config.engine.timeoutSeconds,
       infraRetries: config.engine.infraRetries,
       samplingParams,
+      seed: ev.seed ?? null,
       agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
@@ -381,6 +393,7 @@ export async function runEvalCommand(
         infraRetries: config.engine.infraRetries,
         model,
         samplingParams,
+        ...(ev.seed !== undefined ? { seed: ev.seed } : {}),
         isValidation: true,
         runId: `eval-${entry.name}-${stamp}`,
         signal: graceful.signal,

@@ -121,6 +121,12 @@ export const EvalConfigSchema = z.strictObject({
   /** FILE[#export] of an evaluator; default the benchmark's grader. */
   evaluator: z.string().optional(),
   samplingParams: SamplingParamsSchema.default({}),
+  /**
+   * Seed the sampling of each (task, attempt) apart (engine `rolloutSeed`): the same checkpoint
+   * evaluated twice gives the same answers where the server honours `seed`, and two checkpoints
+   * are compared on common draws. Excludes `samplingParams.seed` (one seed for every rollout).
+   */
+  seed: z.number().int().nonnegative().optional(),
   /** Serve the model from a local-backend checkpoint instead of calling a model server. */
   backend: z.enum(["local"]).optional(),
   /** The checkpoint the local backend serves (default for countdown: the recipe's base model). */

@@ -35,7 +35,13 @@ export const TrainerConfigSchema = z.strictObject({
    * lack of others (after a whole dataset of skips the next one runs).
    */
   skipSettled: z.number().min(0).max(1).default(0),
-  /** Seed of the task order and of the trainer's other choices. */
+  /**
+   * Seed of the task order, of the sampling and of the trainer's other choices. Each rollout
+   * samples with a seed drawn from it (engine `rolloutSeed`): a training group by its task's
+   * visit, a validation rollout by (task, attempt) alone, so every validation draws the same
+   * numbers and its curve moves with the model, not with the draw; an on-policy run on a server
+   * that honours `seed` (the local backend, vLLM) repeats itself.
+   */
   seed: z.number().int().nonnegative().default(0),
   trainSplit: z.string().optional(),
   valSplit: z.string().optional(),

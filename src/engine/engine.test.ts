@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { evaluator, finalResponse, processRollout, rollout } from "../sdk/index.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import type { Episode, Task } from "../types/index.js";
-import { runRollouts } from "./engine.js";
+import { rolloutSeed, runRollouts } from "./engine.js";
 import { InProcessGateway } from "./gateway.js";
 
 const tasks: Task[] = [0, 1, 2].map((i) => ({
@@ -303,5 +303,40 @@ describe("the rollout engine", () => {
     assert.equal(r.episodes[0]!.terminationReason, "max_response_length_exceeded");
     const sent = up.requests.at(-1)!.body as { max_tokens: number };
     assert.equal(sent.max_tokens, 2, "run sampling params are enforced by the session");
+  });
+
+  test("seed: each (task, attempt) samples with its own seed, the same in a rerun and on retry", async () => {
+    const seedsOf = async (seed: number) => {
+      const before = up.requests.length;
+      const r = await runRollouts(tasks, {
+        gateway: gw,
+        rollout: openaiAgent,
+        groupSize: 2,
+        concurrency: 1,
+        model: "m",
+        samplingParams: { temperature: 0.5 },
+        seed,
+      });
+      assert.equal(r.episodes.length, 6);
+      const sent = up.requests.slice(before).map((q) => q.body as Record<string, unknown>);
+      for (const b of sent) assert.equal(b.temperature, 0.5, "the run's sampling params stay");
+      return sent.map((b) => b.seed);
+    };
+    const a = await seedsOf(7);
+    // the agent sends requests in task order, attempt order (concurrency 1)
+    const want = tasks.flatMap((t) => [rolloutSeed(7, t.id, 0), rolloutSeed(7, t.id, 1)]);
+    assert.deepEqual(a, want);
+    assert.equal(new Set(a).size, 6, "every rollout its own seed");
+    for (const s of a)
+      assert.ok(Number.isInteger(s) && (s as number) >= 0 && (s as number) < 2 ** 31);
+    assert.deepEqual(await seedsOf(7), a, "a rerun repeats the seeds");
+    const b = await seedsOf(8);
+    assert.equal(b.filter((s, i) => s === a[i]).length, 0, "another run seed, other seeds");
+    assert.notEqual(rolloutSeed(7, "t/1", 0), rolloutSeed(7, "t/10", 0));
+    assert.notEqual(
+      rolloutSeed(7, "t/1", 0),
+      rolloutSeed(71, "t/", 0),
+      "fields do not run together",
+    );
   });
 });

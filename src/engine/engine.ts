@@ -15,7 +15,7 @@
  * Cancellation: aborting `signal` stops new rollouts; running ones finish or time out and every
  * result so far is kept. Aborting `hardSignal` also aborts the running ones.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Evaluator, NormalizedResult, Rollout, RolloutConfig } from "../sdk/index.js";
 import type { Episode, SamplingParams, Task, TraceRecord, Trajectory } from "../types/index.js";
@@ -42,6 +42,13 @@ export interface EngineOptions {
   infraRetries?: number;
   model: string;
   samplingParams?: SamplingParams;
+  /**
+   * Seeds the sampling per rollout: attempt `a` at task `t` samples with
+   * `seed = rolloutSeed(seed, t.id, a)` (on top of `samplingParams`), so a run repeats its samples
+   * where the model server honours `seed` (the local backend, vLLM, SGLang), and two models
+   * evaluated with one seed are compared on common random draws. Retries keep the seed.
+   */
+  seed?: number;
   isValidation?: boolean;
   /** Prefix of session and episode ids; random by default. */
   runId?: string;
@@ -196,6 +203,12 @@ async function runOne(
   }
 }
 
+/** The sampling seed of attempt `attempt` at task `taskId` in a run seeded with `seed`: 0 … 2³¹−1. */
+export function rolloutSeed(seed: number, taskId: string, attempt: number): number {
+  const h = createHash("sha256").update(`${seed}\0${taskId}\0${attempt}`).digest();
+  return h.readUInt32BE(0) & 0x7fffffff;
+}
+
 const SAFE_ID = /[^A-Za-z0-9._~:/@+=-]/g;
 
 async function attemptOnce(
@@ -205,6 +218,10 @@ async function attemptOnce(
   options: EngineOptions,
 ): Promise<Episode> {
   const { task, attempt } = w;
+  const samplingParams =
+    options.seed === undefined
+      ? options.samplingParams
+      : { ...options.samplingParams, seed: rolloutSeed(options.seed, task.id, attempt) };
   const safeTask =
     task.id
       .replace(SAFE_ID, "_")
@@ -242,7 +259,7 @@ async function attemptOnce(
     session = await options.gateway.createSession({
       id: sessionId,
       metadata: { taskId: task.id, attempt, runId, ...(options.metadata ?? {}) },
-      ...(options.samplingParams ? { samplingParams: options.samplingParams } : {}),
+      ...(samplingParams ? { samplingParams } : {}),
     });
   } catch (err) {
     timings.setupMs = performance.now() - t;
@@ -269,7 +286,7 @@ async function attemptOnce(
     apiKey: session.token,
     model: options.model,
     sessionId: session.id,
-    samplingParams: options.samplingParams ?? {},
+    samplingParams: samplingParams ?? {},
     isValidation: options.isValidation ?? false,
     metadata: { ...(options.metadata ?? {}), attempt },
     signal: controller.signal,

@@ -320,6 +320,46 @@ describe("AgentTrainer", () => {
     );
   });
 
+  it("the same seed repeats an on-policy run: every sample, reward, loss and validation; another seed does not", async () => {
+    const train = countdownRecipeTasks("train", 12);
+    const val = countdownRecipeTasks("test", 3);
+    const run = async (name: string, seed: number) => {
+      const backend = await LocalBackend.create({
+        model: tiny,
+        seed: 1,
+        initStd: 0.05,
+        trainWorkers: 2,
+        sampler: { workers: 2 },
+      });
+      try {
+        await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: train,
+          valDataset: val,
+          backend,
+          config: config({ maxSteps: 3, valFreq: 1, saveFreq: 0, seed }),
+          output: join(dir, name),
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+      const keys = ["reward/mean", "loss", "entropy", "optim/grad_norm", "datums/tokens"];
+      return readJsonl(join(dir, name, "metrics.jsonl")).map((m) => [
+        m.step,
+        m["val/pass@1"],
+        m["val/pass@2"],
+        ...keys.map((k) => m[k]),
+      ]);
+    };
+    const a = await run("seed-a", 3);
+    assert.equal(a.length, 5, "steps 0–3 and the final validation");
+    assert.deepEqual(await run("seed-b", 3), a);
+    const c = await run("seed-c", 4);
+    assert.notDeepEqual(c.slice(1), a.slice(1));
+  });
+
   it("refuses to overwrite a run without --resume", async () => {
     const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
     try {

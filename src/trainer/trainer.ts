@@ -240,6 +240,8 @@ export class AgentTrainer {
           infraRetries: engine.infraRetries,
           model: sampler.model,
           samplingParams: tc.samplingParams,
+          // a task's visit (its ordinal) samples apart from its other visits: a rerun repeats it
+          seed: (tc.seed * 1_000_003 + loaded.ordinal + 1) >>> 0,
           runId: `train-${loaded.ordinal}-v${launchVersion}`,
         }).then((r) => {
           const res: GroupResult = {
@@ -270,6 +272,8 @@ export class AgentTrainer {
         infraRetries: engine.infraRetries,
         model: sampler.model,
         samplingParams: tc.valSamplingParams,
+        // every validation draws the same numbers per (task, attempt): the curve moves with the model
+        seed: tc.seed,
         isValidation: true,
         runId: `val-${step}-v${version}`,
       });
