@@ -154,6 +154,9 @@ describe("rllm train", () => {
     assert.equal(recipe.engine.concurrency, rl.engine.concurrency);
     assert.equal(recipe.trainer.batchSize, rl.trainer.batchSize);
     assert.equal(recipe.trainer.valFreq, rl.trainer.valFreq);
+    // training answers explore at 1.4; validation samples the policy itself, at 1
+    assert.deepEqual(recipe.trainer.samplingParams, { temperature: 1.4 });
+    assert.deepEqual(recipe.trainer.valSamplingParams, { temperature: 1 });
     const b = recipe.backend as { sampler: { workers: number } };
     assert.equal(b.sampler.workers, rl.backend.sampler.workers);
     // the flag, the file and the environment win over the recipe
@@ -162,9 +165,13 @@ describe("rllm train", () => {
       5e-5,
     );
     const file = join(dir, "rl.yaml");
-    writeFileSync(file, "optim:\n  schedule: constant\nengine:\n  concurrency: 16\n");
+    writeFileSync(
+      file,
+      "optim:\n  schedule: constant\nengine:\n  concurrency: 16\ntrainer:\n  samplingParams:\n    top_p: 0.9\n",
+    );
     const fromFile = loadTrainConfig("countdown", { file, env: {}, flags: {} });
     assert.equal(fromFile.optim.schedule, "constant");
+    assert.deepEqual(fromFile.trainer.samplingParams, { temperature: 1.4, top_p: 0.9 });
     assert.equal(fromFile.engine.concurrency, 16);
     assert.equal(fromFile.optim.lr, rl.optim.lr);
     const env = loadTrainConfig("countdown", { env: { RLLM_OPTIM_LR: "3e-5" }, flags: {} });

@@ -46,11 +46,24 @@ export const COUNTDOWN_RECIPE = {
    * answers; 64 tasks a step give twice the steps of 128 in 15 minutes; skipping settled tasks,
    * trainer.skipSettled, was no better within the runs' spread); a step's 256 answers generated
    * at once by 2 sampler workers (the train workers are idle meanwhile); validation and a
-   * checkpoint every 50 steps (~30 s), so validating costs ~5% of the time.
+   * checkpoint every 50 steps (~30 s), so validating costs ~5% of the time. Training answers are
+   * sampled at temperature 1.4, validation's (and rllm eval's) at 1: the update is still the
+   * gradient of the temperature-1 policy (the sampler reports temperature-1 logprobs, as vLLM
+   * does, so the PPO ratio is 1), taken at answers from further out in its tails, whose wrong ones
+   * are pushed down. Measured on the same task orders (seeds 0, 1, 2): temperature 1.4 gained
+   * +22.0, +21.1 and +20.4 points, 1.2 +20.9, +21.8 and +18.0; six runs at 1 gained +14.0 to +19.9. The
+   * temperature-1 policy ends sharper (entropy 0.028–0.030 a token against 0.045), while the share
+   * of groups holding a right and a wrong answer moves little (0.24–0.26 against 0.22).
    */
   rl: {
     optim: { lr: 2e-4, schedule: "cosine", minLrRatio: 0.05 },
-    trainer: { batchSize: 64, groupSize: 4, valFreq: 50, saveFreq: 50 },
+    trainer: {
+      batchSize: 64,
+      groupSize: 4,
+      valFreq: 50,
+      saveFreq: 50,
+      samplingParams: { temperature: 1.4 },
+    },
     engine: { concurrency: 512 },
     backend: { sampler: { workers: 2, maxBatch: 256 } },
   },
