@@ -141,7 +141,7 @@ export function trainCommand(): Command {
       "skip a task whose last group scored all alike with probability p (0–1) when it comes round again",
       num("--skip-settled"),
     )
-    .option("--seed <n>", "seed of the task order", int("--seed"))
+    .option("--seed <n>", "seed of the task order and the sampling", int("--seed"))
     .option("--data-dir <dir>", "read DIR/<benchmark>/<split>.jsonl instead of generating/the Hub")
     .option("--output <dir>", "run directory (default runs/train/<benchmark>-<time>)")
     .option("--resume", "continue the run in --output from its latest checkpoint")

@@ -15,6 +15,11 @@ import { AgentTrainer } from "./trainer.js";
 
 const tiny = { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 64 };
 
+/** A fresh tiny model with small initial weights (one train worker unless `more` says otherwise). */
+function tinyBackend(seed: number, more: Parameters<typeof LocalBackend.create>[0] = {}) {
+  return LocalBackend.create({ model: tiny, seed, initStd: 0.05, trainWorkers: 1, ...more });
+}
+
 /** A reward with variance under a random model: the parity of the answer's length. */
 const parity = evaluator<Episode>((_task, ep) => {
   const text = finalResponse(ep) ?? "";
@@ -62,12 +67,7 @@ describe("AgentTrainer", () => {
     const train = countdownRecipeTasks("train", 40);
     const val = countdownRecipeTasks("test", 3);
     const run = async (maxSteps: number, resume: boolean) => {
-      const backend = await LocalBackend.create({
-        model: tiny,
-        seed: 1,
-        initStd: 0.05,
-        trainWorkers: 1,
-      });
+      const backend = await tinyBackend(1);
       try {
         return await new AgentTrainer({
           rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
@@ -170,12 +170,7 @@ describe("AgentTrainer", () => {
 
   it("async: generation overlaps training, staleness stays within the bound, TIS is on", async () => {
     const output = join(dir, "async");
-    const backend = await LocalBackend.create({
-      model: tiny,
-      seed: 2,
-      initStd: 0.05,
-      trainWorkers: 1,
-    });
+    const backend = await tinyBackend(2);
     const slow = chatAgent({ name: "cd", userPrompt: countdownPrompt });
     let running = 0;
     let overlapped = 0;
@@ -324,13 +319,7 @@ describe("AgentTrainer", () => {
     const train = countdownRecipeTasks("train", 12);
     const val = countdownRecipeTasks("test", 3);
     const run = async (name: string, seed: number) => {
-      const backend = await LocalBackend.create({
-        model: tiny,
-        seed: 1,
-        initStd: 0.05,
-        trainWorkers: 2,
-        sampler: { workers: 2 },
-      });
+      const backend = await tinyBackend(1, { trainWorkers: 2, sampler: { workers: 2 } });
       try {
         await new AgentTrainer({
           rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),

@@ -218,11 +218,13 @@ export class AgentTrainer {
     const settled = new Set<string>(state.settled ?? []);
     let skipped: LoadedTask[] = [];
     let skipsInARow = 0;
+    // the seed of a task's visit (its ordinal): its skip draw and its group's sampling
+    const visitSeed = (ordinal: number) => (tc.seed * 1_000_003 + ordinal) >>> 0;
     const skip = (t: LoadedTask): boolean => {
       if (tc.skipSettled <= 0 || !settled.has(t.task.id)) return false;
       if (skipsInARow >= this.o.trainDataset.length) return false; // every task is settled
       // one draw per ordinal: a resumed run skips the same tasks again
-      return mulberry32((tc.seed * 1_000_003 + t.ordinal) >>> 0)() < tc.skipSettled;
+      return mulberry32(visitSeed(t.ordinal))() < tc.skipSettled;
     };
 
     const runGroup = (loaded: LoadedTask, launchVersion: number): InFlight => {
@@ -240,8 +242,8 @@ export class AgentTrainer {
           infraRetries: engine.infraRetries,
           model: sampler.model,
           samplingParams: tc.samplingParams,
-          // a task's visit (its ordinal) samples apart from its other visits: a rerun repeats it
-          seed: (tc.seed * 1_000_003 + loaded.ordinal + 1) >>> 0,
+          // a task's visit samples apart from its other visits: a rerun repeats it
+          seed: visitSeed(loaded.ordinal),
           runId: `train-${loaded.ordinal}-v${launchVersion}`,
         }).then((r) => {
           const res: GroupResult = {
