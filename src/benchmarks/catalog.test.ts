@@ -14,17 +14,40 @@ import {
 } from "./catalog.js";
 import { loadBenchmark, loadRows } from "./load.js";
 
-const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
-const noData = existsSync(dataDir) ? false : `no shared data at ${dataDir}`;
+/** A few real rows of each dataset, inside the repository (see fixtures/data/SOURCE.md). */
+const dataDir = fileURLToPath(new URL("./fixtures/data/", import.meta.url));
+const sharedDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
 
-/** Row counts as stated in each folder's SOURCE.md. */
-const EXPECTED_ROWS: Record<string, Record<string, number>> = {
-  gsm8k: { test: 1319, train: 7473 },
-  math500: { test: 500 },
-  aime_2024: { test: 30 },
-  aime_2025: { test: 30 },
-  hotpotqa: { validation: 500 },
-};
+/**
+ * The data each load check runs on, with its row counts: the fixtures always, and every row of
+ * ../shared/data too when it is beside the repository (counts as stated in each SOURCE.md).
+ */
+const DATA_SETS: { label: string; dir: string; rows: Record<string, Record<string, number>> }[] = [
+  {
+    label: "the fixtures",
+    dir: dataDir,
+    rows: {
+      gsm8k: { test: 10, train: 3 },
+      math500: { test: 14 },
+      aime_2024: { test: 2 },
+      aime_2025: { test: 3 },
+      hotpotqa: { validation: 4 },
+    },
+  },
+];
+if (existsSync(sharedDir)) {
+  DATA_SETS.push({
+    label: "shared/data",
+    dir: sharedDir,
+    rows: {
+      gsm8k: { test: 1319, train: 7473 },
+      math500: { test: 500 },
+      aime_2024: { test: 30 },
+      aime_2025: { test: 30 },
+      hotpotqa: { validation: 500 },
+    },
+  });
+}
 
 test("the catalog lists the built-in benchmarks with known graders and coherent splits", () => {
   const names = listBenchmarks().map((e) => e.name);
@@ -65,50 +88,50 @@ test("getBenchmark names the known benchmarks and suggests the closest", () => {
   );
 });
 
-for (const [name, splits] of Object.entries(EXPECTED_ROWS)) {
-  for (const [split, rows] of Object.entries(splits)) {
-    test(`${name}/${split} loads from shared/data with ${rows} sane tasks`, {
-      skip: noData,
-    }, async () => {
-      const entry = getBenchmark(name);
-      const tasks = await loadBenchmark(name, { split, dataDir });
-      assert.equal(tasks.length, rows);
-      const ids = new Set<string>();
-      for (const [i, task] of tasks.entries()) {
-        assert.deepEqual(TaskSchema.parse(task), task, "a Task that survives its schema");
-        assert.deepEqual(JSON.parse(JSON.stringify(task)), task, "and a JSON round trip");
-        assert.equal(task.dataSource, name);
-        assert.equal(task.index, i);
-        assert.ok(task.id.startsWith(`${name}/`), task.id);
-        ids.add(task.id);
-        assert.equal(typeof task.data.question, "string");
-        assert.ok((task.data.question as string).length > 10);
-        assert.equal(typeof task.data.answer, "string");
-        assert.ok((task.data.answer as string).length > 0);
-        const prompt = entry.userPrompt(task);
-        assert.ok(prompt.includes(task.data.question as string));
-      }
-      assert.equal(ids.size, rows, "task ids are unique");
-    });
+for (const { label, dir, rows: counts } of DATA_SETS) {
+  for (const [name, splits] of Object.entries(counts)) {
+    for (const [split, rows] of Object.entries(splits)) {
+      test(`${name}/${split} loads from ${label} with ${rows} sane tasks`, async () => {
+        const entry = getBenchmark(name);
+        const tasks = await loadBenchmark(name, { split, dataDir: dir });
+        assert.equal(tasks.length, rows);
+        const ids = new Set<string>();
+        for (const [i, task] of tasks.entries()) {
+          assert.deepEqual(TaskSchema.parse(task), task, "a Task that survives its schema");
+          assert.deepEqual(JSON.parse(JSON.stringify(task)), task, "and a JSON round trip");
+          assert.equal(task.dataSource, name);
+          assert.equal(task.index, i);
+          assert.ok(task.id.startsWith(`${name}/`), task.id);
+          ids.add(task.id);
+          assert.equal(typeof task.data.question, "string");
+          assert.ok((task.data.question as string).length > 10);
+          assert.equal(typeof task.data.answer, "string");
+          assert.ok((task.data.answer as string).length > 0);
+          const prompt = entry.userPrompt(task);
+          assert.ok(prompt.includes(task.data.question as string));
+        }
+        assert.equal(ids.size, rows, "task ids are unique");
+      });
+    }
   }
 }
 
-test("gsm8k ground truth is the number after ####, the full solution kept", {
-  skip: noData,
-}, async () => {
+test("gsm8k ground truth is the number after ####, the full solution kept", async () => {
   const tasks = await loadBenchmark("gsm8k", { split: "test", dataDir, maxExamples: 3 });
   assert.equal(tasks[0]!.id, "gsm8k/test/0");
   assert.equal(tasks[0]!.data.answer, "18");
   assert.match(tasks[0]!.data.solution as string, /<<16-3-4=9>>9 duck eggs[\s\S]*#### 18$/);
   assert.equal(tasks[1]!.data.answer, "3");
   assert.equal(tasks[2]!.data.answer, "70000");
-  const all = await loadBenchmark("gsm8k", { split: "train", dataDir });
-  for (const task of all) assert.match(task.data.answer as string, /^-?\d+(\.\d+)?$/, task.id);
+  for (const { dir } of DATA_SETS) {
+    const all = await loadBenchmark("gsm8k", { split: "train", dataDir: dir });
+    for (const task of all) assert.match(task.data.answer as string, /^-?\d+(\.\d+)?$/, task.id);
+  }
   assert.equal(extractGsm8kAnswer("so 1,234 in all\n#### 1,234"), "1234");
   assert.equal(extractGsm8kAnswer("no final line"), undefined);
 });
 
-test("math500 keeps its own ids and fields", { skip: noData }, async () => {
+test("math500 keeps its own ids and fields", async () => {
   const [task] = await loadBenchmark("math500", { dataDir, maxExamples: 1 });
   assert.equal(task!.id, "math500/test/precalculus/807.json");
   assert.equal(task!.data.answer, "\\left( 3, \\frac{\\pi}{2} \\right)");
@@ -117,36 +140,27 @@ test("math500 keeps its own ids and fields", { skip: noData }, async () => {
   assert.match(task!.data.solution as string, /\\boxed/);
 });
 
-test("AIME answers are plain integer strings and broken LaTeX escapes are repaired", {
-  skip: noData,
-}, async () => {
-  const aime24 = await loadBenchmark("aime_2024", { dataDir });
-  assert.equal(aime24[0]!.id, "aime_2024/60");
-  assert.deepEqual(aime24.map((t) => t.data.answer).slice(0, 8), [
-    "204",
-    "113",
-    "371",
-    "385",
-    "110",
-    "104",
-    "721",
-    "25",
-  ]);
-  const aime25 = await loadBenchmark("aime_2025", { dataDir });
-  assert.equal(aime25[0]!.id, "aime_2025/0");
-  assert.equal(aime25[0]!.data.answer, "70");
-  for (const task of [...aime24, ...aime25]) {
-    assert.match(task.data.answer as string, /^(0|[1-9]\d{0,2})$/, task.id);
-    assert.doesNotMatch(task.data.question as string, /[\f\t]/, task.id);
+test("AIME answers are plain integer strings and broken LaTeX escapes are repaired", async () => {
+  for (const { dir } of DATA_SETS) {
+    const aime24 = await loadBenchmark("aime_2024", { dataDir: dir });
+    const aime25 = await loadBenchmark("aime_2025", { dataDir: dir });
+    const byId = (id: string) => [...aime24, ...aime25].find((t) => t.id === id)!;
+    assert.equal(aime24[0]!.id, "aime_2024/60");
+    assert.equal(byId("aime_2024/60").data.answer, "204");
+    assert.equal(byId("aime_2024/67").data.answer, "25", 'the answer sheet\'s "025"');
+    assert.equal(aime25[0]!.id, "aime_2025/0");
+    assert.equal(aime25[0]!.data.answer, "70");
+    for (const task of [...aime24, ...aime25]) {
+      assert.match(task.data.answer as string, /^(0|[1-9]\d{0,2})$/, task.id);
+      assert.doesNotMatch(task.data.question as string, /[\f\t]/, task.id);
+    }
+    assert.match(byId("aime_2025/18").data.question as string, /\\frac/);
+    assert.match(byId("aime_2025/19").data.question as string, /\\triangle/);
   }
-  assert.match(aime25[18]!.data.question as string, /\\frac/);
-  assert.match(aime25[19]!.data.question as string, /\\triangle/);
   assert.equal(repairLatexEscapes("\frac{1}{2} and \triangle"), "\\frac{1}{2} and \\triangle");
 });
 
-test("hotpotqa prompts carry the context paragraphs as 'Title: sentences'", {
-  skip: noData,
-}, async () => {
+test("hotpotqa prompts carry the context paragraphs as 'Title: sentences'", async () => {
   const entry = getBenchmark("hotpotqa");
   const [task] = await loadBenchmark("hotpotqa", { dataDir, maxExamples: 1 });
   assert.equal(task!.id, "hotpotqa/5a8c7595554299585d9e36b6");
@@ -175,9 +189,7 @@ test("hotpotqa prompts carry the context paragraphs as 'Title: sentences'", {
   assert.equal(messages[1]!.content, prompt);
 });
 
-test("the Hub's struct-shaped hotpotqa Parquet rows give the same tasks as the official JSON", {
-  skip: noData,
-}, async () => {
+test("the Hub's struct-shaped hotpotqa Parquet rows give the same tasks as the official JSON", async () => {
   const entry = getBenchmark("hotpotqa");
   const fixture = fileURLToPath(new URL("./fixtures/hotpotqa-validation.parquet", import.meta.url));
   const fromParquet = (await loadRows(fixture)).map((row, i) => entry.toTask(row, i, "validation"));

@@ -1,7 +1,8 @@
 /**
- * `rllm eval` end to end on loopback: real gsm8k rows from ../shared/data, the default agent and
- * an openai-client agent module through the in-process gateway, a fake upstream that answers half
- * of the questions right, results.json checked field by field, episodes on disk, and Ctrl-C.
+ * `rllm eval` end to end on loopback: real gsm8k rows (the repository's fixtures), the default
+ * agent and an openai-client agent module through the in-process gateway, a fake upstream that
+ * answers half of the questions right, results.json checked field by field, episodes on disk, and
+ * Ctrl-C.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -23,14 +24,12 @@ import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.j
 import type { Task } from "../types/index.js";
 import { evalFlagsToConfig, parseSamplingParams, runEvalCommand } from "./eval.js";
 
-const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
+const DATA = new URL("../benchmarks/fixtures/data/", import.meta.url).pathname;
 const home = mkdtempSync(join(tmpdir(), "rllm-home-"));
 process.env.RLLM_HOME = home;
 
-// The eval tests read real gsm8k rows from ../shared/data (beside the repository, in CI too).
-describe("rllm eval", {
-  skip: existsSync(DATA) ? false : `shared datasets not found at ${DATA}`,
-}, () => {
+// The eval tests read the first 10 gsm8k test rows, copied into the fixtures (see SOURCE.md there).
+describe("rllm eval", () => {
   let up: FakeUpstream;
   let tasks: Task[];
   before(async () => {
@@ -218,7 +217,9 @@ describe("rllm eval", {
         "--data-dir",
         DATA,
         "--max-examples",
-        "40",
+        "10",
+        "--attempts",
+        "4",
         "--concurrency",
         "2",
         "--output",

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import type { Task } from "../types/index.js";
 import {
   extractQaAnswer,
@@ -104,22 +105,35 @@ test("qa graders throw on a task without an answer, never on model output", asyn
   }
 });
 
-const hotpot = fileURLToPath(
-  new URL("../../../shared/data/hotpotqa/validation.jsonl", import.meta.url),
+/**
+ * HotpotQA's gold answers: the fixture rows always, and all of ../shared/data's sample too when it
+ * is beside the repository.
+ */
+const fixtureRows = new URL(
+  "../benchmarks/fixtures/data/hotpotqa/validation.jsonl.gz",
+  import.meta.url,
 );
+const sharedRows = new URL("../../../shared/data/hotpotqa/validation.jsonl", import.meta.url);
+const hotpotFiles: [path: string, rows: number][] = [[fileURLToPath(fixtureRows), 4]];
+if (existsSync(sharedRows)) hotpotFiles.push([fileURLToPath(sharedRows), 500]);
 
-test("hotpotqa validation: each gold answer, given as 'Answer: ...', scores EM 1", {
-  skip: existsSync(hotpot) ? false : `shared dataset not found at ${hotpot}`,
-}, async () => {
-  const rows = readFileSync(hotpot, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as { _id: string; answer: string });
-  assert.equal(rows.length, 500);
-  const failures: string[] = [];
-  for (const row of rows) {
-    const out = await qaEmGrader({ id: row._id, data: row }, `Reasoning...\nAnswer: ${row.answer}`);
-    if (out.reward !== 1) failures.push(`${row._id}: ${row.answer}`);
-  }
-  assert.deepEqual(failures, []);
-});
+for (const [file, expectedRows] of hotpotFiles) {
+  test(`hotpotqa validation (${expectedRows} rows): each gold answer, given as 'Answer: ...', scores EM 1`, async () => {
+    const bytes = readFileSync(file);
+    const rows = (file.endsWith(".gz") ? gunzipSync(bytes) : bytes)
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as { _id: string; answer: string });
+    assert.equal(rows.length, expectedRows);
+    const failures: string[] = [];
+    for (const row of rows) {
+      const out = await qaEmGrader(
+        { id: row._id, data: row },
+        `Reasoning...\nAnswer: ${row.answer}`,
+      );
+      if (out.reward !== 1) failures.push(`${row._id}: ${row.answer}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+}
