@@ -1,59 +1,34 @@
-/** The front end's HTTP helpers: errors with a status and a param, vLLM's error body, JSON replies. */
+/**
+ * The front end's use of the shared HTTP helpers (src/http.ts): replies stamped with the weight
+ * version, errors in vLLM's dialect, request bodies capped at 32 MiB.
+ */
 import type http from "node:http";
+import { HttpError, openAIErrorBody, readJsonBody, sendJson } from "../../http.js";
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
-/** vLLM's error body: `type` named after the status class, `code` the status. */
-export function errorBody(status: number, message: string, param: string | null) {
-  const type =
-    status === 404
-      ? "NotFoundError"
-      : status === 503
-        ? "ServiceUnavailableError"
-        : status >= 500
-          ? "InternalServerError"
-          : "BadRequestError";
-  return { error: { message, type, param, code: status } };
-}
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-export function sendJson(
+/** A JSON reply with `x-rllm-weight-version`; nothing once the response has begun or the client left. */
+export function sendVersioned(
   res: http.ServerResponse,
   status: number,
   body: unknown,
   version: number,
 ): void {
   if (res.destroyed || res.headersSent) return;
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(json),
-    "x-rllm-weight-version": String(version),
-  });
-  res.end(json);
+  sendJson(res, status, body, ["x-rllm-weight-version", String(version)]);
 }
 
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** `e` as vLLM answers it: `{error: {message, type: "BadRequestError" | …, param, code: status}}`. */
+export function sendError(res: http.ServerResponse, e: HttpError, version: number): void {
+  sendVersioned(res, e.status, openAIErrorBody(e, "vllm"), version);
+}
 
-export function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+/** The request's JSON body (400 when empty or malformed, 413 past 32 MiB). */
+export function readRequestJson(req: http.IncomingMessage): Promise<unknown> {
+  return readJsonBody(req, {
+    limit: MAX_BODY_BYTES,
+    tooLarge: () => new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`),
   });
 }

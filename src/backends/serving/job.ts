@@ -9,6 +9,7 @@
  */
 import { randomInt } from "node:crypto";
 import type http from "node:http";
+import { openAIErrorBody } from "../../http.js";
 import { secureRandomBytes } from "../../random.js";
 import { finalAssistant, parseAssistant, partialAssistant } from "./assistant-stream.js";
 import type {
@@ -17,7 +18,7 @@ import type {
   ServingTokenizer,
   TopEntries,
 } from "./generator.js";
-import { errorBody, type HttpError, sendJson } from "./http.js";
+import { type HttpError, sendError } from "./http.js";
 
 export interface Choice {
   index: number;
@@ -264,11 +265,10 @@ export class Job {
     if (this.done) return;
     this.done = true;
     if (!this.live) return;
-    const body = errorBody(e.status, e.message, e.param);
     if (this.init.stream && this.started) {
-      this.sse(body);
+      this.sse(openAIErrorBody(e, "vllm"));
       this.res.end("data: [DONE]\n\n");
-    } else sendJson(this.res, e.status, body, this.version);
+    } else sendError(this.res, e, this.version);
   }
 
   private usage() {

@@ -127,7 +127,7 @@ function checkUnsupported(body: Record<string, unknown>): void {
   throw new HttpError(
     400,
     `unsupported by the local sampler: ${names}. These change sampling and this sampler does not offer them; remove them from the request.`,
-    bad[0]![0],
+    { param: bad[0]![0] },
   );
 }
 
@@ -142,7 +142,9 @@ export function parseRequest<T>(schema: z.ZodType<T>, body: unknown): T {
     .slice(0, 5)
     .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
     .join("; ");
-  throw new HttpError(400, `invalid request: ${msg}`, String(issues[0]?.path[0] ?? "") || null);
+  throw new HttpError(400, `invalid request: ${msg}`, {
+    param: String(issues[0]?.path[0] ?? "") || null,
+  });
 }
 
 const PROMPT_HELP =
@@ -156,11 +158,9 @@ export function readPrompts(prompt: unknown, tokenizer: ServingTokenizer): numbe
   const checkIds = (ids: number[]) => {
     const bad = ids.find((x) => !Number.isInteger(x) || x < 0 || x >= V);
     if (bad !== undefined)
-      throw new HttpError(
-        400,
-        `prompt token id ${bad} is outside the vocabulary [0, ${V})`,
-        "prompt",
-      );
+      throw new HttpError(400, `prompt token id ${bad} is outside the vocabulary [0, ${V})`, {
+        param: "prompt",
+      });
     return ids;
   };
   // prompt text is the caller's own: special-token strings in it map to their ids, as a
@@ -172,5 +172,5 @@ export function readPrompts(prompt: unknown, tokenizer: ServingTokenizer): numbe
       return (prompt as string[]).map((t) => tokenizer.encode(t));
     if (prompt.every(isIds)) return (prompt as number[][]).map(checkIds);
   }
-  throw new HttpError(400, PROMPT_HELP, "prompt");
+  throw new HttpError(400, PROMPT_HELP, { param: "prompt" });
 }

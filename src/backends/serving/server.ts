@@ -28,7 +28,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatRenderer, Generator, ServingTokenizer } from "./generator.js";
-import { errorBody, HttpError, readBody, sendJson } from "./http.js";
+import { HttpError, readRequestJson, sendError, sendVersioned } from "./http.js";
 import { Job, type JobInit } from "./job.js";
 import {
   type ChatRequest,
@@ -168,8 +168,9 @@ export class SamplerServer {
             "x-rllm-weight-version": String(this.version),
           });
           res.end();
-        } else if (path === "/version") sendJson(res, 200, { version: "rllm-local" }, this.version);
-        else sendJson(res, 200, this.modelsBody(), this.version);
+        } else if (path === "/version")
+          sendVersioned(res, 200, { version: "rllm-local" }, this.version);
+        else sendVersioned(res, 200, this.modelsBody(), this.version);
         return;
       }
       if (path !== "/v1/chat/completions" && path !== "/v1/completions") {
@@ -183,16 +184,7 @@ export class SamplerServer {
         req.resume();
         throw new HttpError(405, `${path} answers POST only`);
       }
-      const raw = await readBody(req);
-      let body: unknown;
-      try {
-        body = JSON.parse(raw);
-      } catch (e) {
-        throw new HttpError(
-          400,
-          `the request body is not valid JSON (${e instanceof Error ? e.message : String(e)}); send a JSON object`,
-        );
-      }
+      const body = await readRequestJson(req);
       if (this.closed) throw new HttpError(503, "the sampler is shutting down");
       const job =
         path === "/v1/chat/completions" ? this.chatJob(body, res) : this.completionJob(body, res);
@@ -202,7 +194,7 @@ export class SamplerServer {
         e instanceof HttpError
           ? e
           : new HttpError(500, `internal error: ${e instanceof Error ? e.message : String(e)}`);
-      sendJson(res, err.status, errorBody(err.status, err.message, err.param), this.version);
+      sendError(res, err, this.version);
     }
   }
 
@@ -232,18 +224,18 @@ export class SamplerServer {
       throw new HttpError(
         404,
         `The model \`${model}\` does not exist. This server serves "${this.modelName}"; omit "model" or send that name.`,
-        "model",
+        { param: "model" },
       );
   }
 
   private checkPrompt(ids: number[], what: string, param: string): void {
     const max = this.maxSeqLen;
-    if (ids.length === 0) throw new HttpError(400, `${what} is empty`, param);
+    if (ids.length === 0) throw new HttpError(400, `${what} is empty`, { param: param });
     if (ids.length >= max)
       throw new HttpError(
         400,
         `${what} is ${ids.length} tokens; this model's maximum context length is ${max} tokens and it needs room for at least one generated token. Shorten the input.`,
-        param,
+        { param: param },
       );
   }
 
@@ -268,11 +260,9 @@ export class SamplerServer {
     this.checkModel(r.model);
     const stream = r.stream === true;
     if (r.stream_options != null && !stream)
-      throw new HttpError(
-        400,
-        "stream_options can only be set when stream is true",
-        "stream_options",
-      );
+      throw new HttpError(400, "stream_options can only be set when stream is true", {
+        param: "stream_options",
+      });
     const ignoreEos = r.ignore_eos === true;
     const stopIds = [
       ...new Set([...(ignoreEos ? [] : this.tokenizer.eosTokenIds), ...(r.stop_token_ids ?? [])]),
@@ -308,10 +298,10 @@ export class SamplerServer {
       throw new HttpError(
         400,
         `tool_choice ${JSON.stringify(tc)} needs constrained decoding, which the local sampler does not do; use "auto" or "none"`,
-        "tool_choice",
+        { param: "tool_choice" },
       );
     if (r.top_logprobs && !r.logprobs)
-      throw new HttpError(400, "top_logprobs needs logprobs: true", "top_logprobs");
+      throw new HttpError(400, "top_logprobs needs logprobs: true", { param: "top_logprobs" });
     const common = this.sampling(r, r.max_completion_tokens ?? r.max_tokens, this.maxSeqLen);
     let prompt: number[];
     try {
@@ -320,7 +310,7 @@ export class SamplerServer {
         ...(r.tools && r.tools.length > 0 ? { tools: r.tools } : {}),
       });
     } catch (e) {
-      throw new HttpError(400, e instanceof Error ? e.message : String(e), "messages");
+      throw new HttpError(400, e instanceof Error ? e.message : String(e), { param: "messages" });
     }
     this.checkPrompt(prompt, "the rendered prompt", "messages");
     return new Job(
@@ -345,7 +335,7 @@ export class SamplerServer {
       throw new HttpError(
         400,
         `${prompts.length} prompts × n ${r.n ?? 1} is over ${MAX_SEQUENCES_PER_REQUEST} sequences in one request; split it`,
-        "prompt",
+        { param: "prompt" },
       );
     prompts.forEach((p, i) => {
       this.checkPrompt(p, prompts.length > 1 ? `prompt ${i}` : "the prompt", "prompt");
