@@ -23,7 +23,7 @@ import type {
   SampledSequence,
   TopEntries,
 } from "../serving/generator.js";
-import { generate } from "./generate.js";
+import { generate, logSumExp } from "./generate.js";
 import { Gpt, type GptConfig } from "./model.js";
 import { serveWorker, workerInput } from "./worker-rpc.js";
 
@@ -46,15 +46,6 @@ export interface ProgressMessage extends GenerateStep {
 
 export type { SampledSequence, TopEntries };
 export type SamplerBatchResult = GenerateResult;
-
-/** log Z of a logits row, as generate() computes it (max, then a double sum of exp). */
-function logSumExp(z: Float32Array, off: number, V: number): number {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let j = 0; j < V; j++) m = Math.max(m, z[off + j]!);
-  let s = 0;
-  for (let j = 0; j < V; j++) s += Math.exp(z[off + j]! - m);
-  return m + Math.log(s);
-}
 
 /** The k most likely tokens of a logits row (ties: lower id first) with their logprobs. */
 function topOf(z: Float32Array, off: number, V: number, k: number): TopEntries {

@@ -10,7 +10,7 @@
 import { randomInt } from "node:crypto";
 import type http from "node:http";
 import { openAIErrorBody } from "../../http.js";
-import { secureRandomBytes } from "../../random.js";
+import { mixSeed, secureRandomBytes } from "../../random.js";
 import { finalAssistant, parseAssistant, partialAssistant } from "./assistant-stream.js";
 import type {
   SampledSequence,
@@ -41,14 +41,6 @@ export interface Choice {
   toolsSent: number;
   textOffset: number;
   finishSent: boolean;
-}
-
-/** A 32-bit mix of (seed, index) (splitmix-style), for per-sample seeds. */
-function mixSeed(seed: number, index: number): number {
-  let z = (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
-  z = Math.imul(z ^ (z >>> 16), 0x7feb352d) >>> 0;
-  z = Math.imul(z ^ (z >>> 15), 0x846ca68b) >>> 0;
-  return (z ^ (z >>> 16)) >>> 0;
 }
 
 export interface JobInit {
