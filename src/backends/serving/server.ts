@@ -230,12 +230,12 @@ export class SamplerServer {
 
   private checkPrompt(ids: number[], what: string, param: string): void {
     const max = this.maxSeqLen;
-    if (ids.length === 0) throw new HttpError(400, `${what} is empty`, { param: param });
+    if (ids.length === 0) throw new HttpError(400, `${what} is empty`, { param });
     if (ids.length >= max)
       throw new HttpError(
         400,
         `${what} is ${ids.length} tokens; this model's maximum context length is ${max} tokens and it needs room for at least one generated token. Shorten the input.`,
-        { param: param },
+        { param },
       );
   }
 
