@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mulberry32, secureRandomBytes, seededPermutation } from "./random.js";
+import {
+  mixSeed,
+  mulberry32,
+  rolloutSeed,
+  secureRandomBytes,
+  seededPermutation,
+  visitSeed,
+} from "./random.js";
 
 test("mulberry32 and seededPermutation are fixed by their seed", () => {
   const a = mulberry32(5);
@@ -42,4 +49,39 @@ test("secureRandomBytes: the asked length, never the same bytes twice, across po
   const counts = new Uint32Array(256);
   for (let i = 0; i < 3000; i++) for (const x of secureRandomBytes(16)) counts[x]!++;
   assert.ok(counts.every((c) => c > 0));
+});
+
+// The seed derivations moved here from sampler.ts / generate.ts (mixSeed), engine.ts
+// (rolloutSeed) and the trainer (visitSeed): values computed with the code before the move, so a
+// change of any of them (and of every seeded run) shows up here.
+test("mixSeed gives the values of the sampler's and generate()'s former copies", () => {
+  const cases: [number, number, number][] = [
+    [0, 0, 520022130],
+    [0, 1, 861682017],
+    [1, 0, 3955302380],
+    [42, 7, 2820543618],
+    [-1, 3, 1587572149],
+    [4294967295, 127, 1472070585],
+    [123456789, 0, 3639280071],
+  ];
+  for (const [seed, index, want] of cases) assert.equal(mixSeed(seed, index), want);
+});
+
+test("rolloutSeed gives the engine's former values: sha256 of (seed, task, attempt), 31 bits", () => {
+  assert.equal(rolloutSeed(0, "t/1", 0), 1842395306);
+  assert.equal(rolloutSeed(7, "t/1", 1), 460126299);
+  assert.equal(rolloutSeed(7, "countdown/12", 3), 941269043);
+  assert.equal(rolloutSeed(123, "", 0), 2024429826);
+});
+
+test("visitSeed is the trainer's (seed · 1 000 003 + ordinal) mod 2³²", () => {
+  const cases: [number, number, number][] = [
+    [0, 0, 0],
+    [0, 5, 5],
+    [1, 0, 1000003],
+    [7, 3, 7000024],
+    [42, 1000, 42001126],
+    [4294967295, 2, 4293967295],
+  ];
+  for (const [seed, ordinal, want] of cases) assert.equal(visitSeed(seed, ordinal), want);
 });

@@ -1,4 +1,14 @@
-import { randomFillSync } from "node:crypto";
+/**
+ * Seeded randomness, one copy of each mechanism: the PRNG (mulberry32), a seeded permutation, the
+ * seed derivations of sampling, and pooled cryptographic bytes for ids and tokens.
+ *
+ * Seed derivations (each a pure function of its inputs, the same on every machine):
+ *   rolloutSeed(seed, taskId, attempt)  the sampling seed of one rollout of a run (engine, eval)
+ *   visitSeed(seed, ordinal)            the seed of a task's ordinal-th visit in training
+ *   mixSeed(seed, index)                the seed of sample `index` of a request or prompt seeded
+ *                                       `seed` (the sampler's n samples, generate()'s prompts)
+ */
+import { createHash, randomFillSync } from "node:crypto";
 
 /**
  * mulberry32: a tiny 32-bit PRNG, uniform in [0, 1). The arithmetic is exact (Math.imul,
@@ -25,6 +35,31 @@ export function seededPermutation(n: number, seed: number): number[] {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   return order;
+}
+
+/**
+ * A 32-bit mix of (seed, index) (splitmix-style finaliser), so per-sample streams are unrelated:
+ * sample j of a request seeded S draws from mulberry32(mixSeed(S, j)). Seeds are taken mod 2³².
+ */
+export function mixSeed(seed: number, index: number): number {
+  let z = (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  z = Math.imul(z ^ (z >>> 16), 0x7feb352d) >>> 0;
+  z = Math.imul(z ^ (z >>> 15), 0x846ca68b) >>> 0;
+  return (z ^ (z >>> 16)) >>> 0;
+}
+
+/** The sampling seed of attempt `attempt` at task `taskId` in a run seeded with `seed`: 0 … 2³¹−1. */
+export function rolloutSeed(seed: number, taskId: string, attempt: number): number {
+  const h = createHash("sha256").update(`${seed}\0${taskId}\0${attempt}`).digest();
+  return h.readUInt32BE(0) & 0x7fffffff;
+}
+
+/**
+ * The seed of a task's `ordinal`-th visit in a training run seeded with `seed` (its skip draw and
+ * its group's sampling): (seed · 1 000 003 + ordinal) mod 2³².
+ */
+export function visitSeed(seed: number, ordinal: number): number {
+  return (seed * 1_000_003 + ordinal) >>> 0;
 }
 
 /**

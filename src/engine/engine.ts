@@ -15,8 +15,9 @@
  * Cancellation: aborting `signal` stops new rollouts; running ones finish or time out and every
  * result so far is kept. Aborting `hardSignal` also aborts the running ones.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { rolloutSeed } from "../random.js";
 import type { Evaluator, NormalizedResult, Rollout, RolloutConfig } from "../sdk/index.js";
 import type { Episode, SamplingParams, Task, TraceRecord, Trajectory } from "../types/index.js";
 import {
@@ -203,11 +204,8 @@ async function runOne(
   }
 }
 
-/** The sampling seed of attempt `attempt` at task `taskId` in a run seeded with `seed`: 0 … 2³¹−1. */
-export function rolloutSeed(seed: number, taskId: string, attempt: number): number {
-  const h = createHash("sha256").update(`${seed}\0${taskId}\0${attempt}`).digest();
-  return h.readUInt32BE(0) & 0x7fffffff;
-}
+/** The sampling seed of one rollout (src/random.ts); exported here too, where the engine uses it. */
+export { rolloutSeed };
 
 const SAFE_ID = /[^A-Za-z0-9._~:/@+=-]/g;
 

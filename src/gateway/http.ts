@@ -1,48 +1,15 @@
-/** Small HTTP helpers for node:http: bounded JSON bodies, JSON replies, SSE framing and parsing. */
+/**
+ * The gateway's HTTP helpers for node:http: its bounded JSON bodies and JSON replies (the shared
+ * src/http.ts), SSE framing and parsing, bearer tokens.
+ */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "./errors.js";
+import { HttpError, readJsonBody as readBody, sendJson } from "../http.js";
 
-/** Reads and parses a JSON body, refusing more than `limit` bytes with a 413. */
+export { sendJson };
+
+/** Reads and parses a JSON body, refusing more than `limit` bytes (gateway.maxBodyBytes) with a 413. */
 export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(tooLarge(limit));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on("data", (c: Buffer) => {
-      if (failed) return;
-      size += c.length;
-      if (size > limit) {
-        failed = true;
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("error", (err) => {
-      if (!failed) reject(new HttpError(400, `could not read the request body: ${err.message}`));
-      failed = true;
-    });
-    req.on("end", () => {
-      if (failed) return;
-      const text =
-        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      if (text.trim() === "") {
-        reject(new HttpError(400, "the request body is empty; send a JSON object"));
-        return;
-      }
-      try {
-        resolve(JSON.parse(text));
-      } catch (err) {
-        reject(new HttpError(400, `the request body is not valid JSON: ${(err as Error).message}`));
-      }
-    });
-  });
+  return readBody(req, { limit, tooLarge: () => tooLarge(limit) });
 }
 
 function tooLarge(limit: number): HttpError {
@@ -51,28 +18,6 @@ function tooLarge(limit: number): HttpError {
     `the request body is larger than the gateway's limit of ${limit} bytes (gateway.maxBodyBytes)`,
     "request_too_large",
   );
-}
-
-/**
- * A JSON response. `headers` are extra header lines as a flat [name, value, ...] list: node:http
- * takes that without building a header object, and the head and body leave in one socket write.
- */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers?: readonly string[],
-): void {
-  const text = JSON.stringify(body);
-  const head = [
-    "content-type",
-    "application/json",
-    "content-length",
-    String(Buffer.byteLength(text)),
-  ];
-  if (headers) for (const h of headers) head.push(h);
-  res.writeHead(status, head);
-  res.end(text);
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mulberry32 } from "../../random.js";
-import { type GeneratedSequence, generate } from "./generate.js";
+import { type GeneratedSequence, generate, logSumExp } from "./generate.js";
 import { Gpt, type GptConfig } from "./model.js";
 
 const SMALL: GptConfig = {
@@ -315,4 +315,12 @@ describe("generate: sampling controls", () => {
     assert.throws(() => m.prefill([[1, 999]]), /vocabulary/);
     assert.throws(() => m.decodeStep(Int32Array.of(1)), /prefill/);
   });
+});
+
+test("logSumExp (the one copy generate() and the sampler worker share) gives its former values", () => {
+  // computed with generate.ts's and sampler-worker.ts's copies before they became one
+  const z = Float32Array.from([0.5, -1.25, 3, 2.75, 0, -7.5, 1e-3, 10]);
+  assert.equal(logSumExp(z, 0, 8), 10.001799166403135);
+  assert.equal(logSumExp(z, 2, 4), 3.6035590618328843);
+  assert.equal(logSumExp(z, 4, 4), 10.000090866263692);
 });

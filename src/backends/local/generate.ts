@@ -19,7 +19,7 @@
  * Stops: `tokenIds` keeps every sampled token, including the stop token or the tokens of a stop
  * sequence (the trainer must see exactly what was sampled); trimming text is the server's job.
  */
-import { mulberry32 } from "../../random.js";
+import { mixSeed, mulberry32 } from "../../random.js";
 import type { Gpt } from "./model.js";
 import { byteTokenizer } from "./tokenizer.js";
 
@@ -64,14 +64,6 @@ export interface GeneratedSequence {
   stopReason: number | string | readonly number[] | null;
 }
 
-/** A 32-bit mix of (seed, index), so per-sequence streams are unrelated (splitmix-style). */
-function mixSeed(seed: number, index: number): number {
-  let z = (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
-  z = Math.imul(z ^ (z >>> 16), 0x7feb352d) >>> 0;
-  z = Math.imul(z ^ (z >>> 15), 0x846ca68b) >>> 0;
-  return (z ^ (z >>> 16)) >>> 0;
-}
-
 /** Scratch reused across the rows of one call. */
 interface Scratch {
   w: Float64Array; // scaled logits, then probabilities
@@ -88,9 +80,10 @@ interface Scratch {
 
 /**
  * log Z of a logits row, computed as the training forward's log-softmax does (max, then a double
- * sum of exp), so z_y − log Z is the trainer's logprob to within float32 rounding.
+ * sum of exp), so z_y − log Z is the trainer's logprob to within float32 rounding. The one copy:
+ * the sampler worker's top-logprobs use it too, so every logprob the sampler reports agrees.
  */
-function logSumExp(z: Float32Array, off: number, V: number): number {
+export function logSumExp(z: Float32Array, off: number, V: number): number {
   let m = Number.NEGATIVE_INFINITY;
   for (let j = 0; j < V; j++) m = Math.max(m, z[off + j]!);
   let s = 0;

@@ -1,6 +1,6 @@
 /**
  * A sampler replica: one {@link Gpt} in a worker thread, running batched {@link generate} calls for
- * {@link LocalSampler} (sampler.ts) off the HTTP event loop.
+ * {@link LocalSampler} (sampler.ts) off the HTTP event loop: one lane of the serving front end.
  *
  * Ops (worker-rpc): `setWeights({params, weightVersion})` and `generate(SamplerBatch)`. Calls run
  * one at a time in arrival order, so a `setWeights` posted while a batch runs applies after that
@@ -16,7 +16,14 @@
  * sequence; the onToken callback reads the alternatives from there (same log-softmax as generate).
  */
 import type { MessagePort } from "node:worker_threads";
-import { generate } from "./generate.js";
+import type {
+  GenerateBatch,
+  GenerateResult,
+  GenerateStep,
+  SampledSequence,
+  TopEntries,
+} from "../serving/generator.js";
+import { generate, logSumExp } from "./generate.js";
 import { Gpt, type GptConfig } from "./model.js";
 import { serveWorker, workerInput } from "./worker-rpc.js";
 
@@ -27,55 +34,18 @@ export interface SamplerWorkerData {
   progress: MessagePort;
 }
 
-/** One batched generate call: every sequence is its own prompt (n = 1) with its own seed. */
-export interface SamplerBatch {
+/** One batched generate call of the front end, numbered so its progress finds it. */
+export interface SamplerBatch extends GenerateBatch {
   batchId: number;
-  prompts: number[][];
-  seeds: number[];
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  topK: number;
-  stopTokenIds: number[];
-  stopSequences: string[];
-  /** Alternatives to report per token (the most any request of the batch asked for). */
-  topLogprobs: number;
 }
 
-/** Top alternatives of one position: [token id, temperature-1 logprob] by decreasing logprob. */
-export type TopEntries = [number, number][];
-
-export interface SampledSequence {
-  tokenIds: number[];
-  logprobs: number[];
-  top: TopEntries[] | null;
-  finishReason: "stop" | "length";
-  stopReason: number | string | null;
-}
-
-export interface SamplerBatchResult {
-  weightVersion: number;
-  sequences: SampledSequence[];
-}
-
-/** The tokens of one decode step: entry i is token `pos[i]` of sequence `seqs[i]`. */
-export interface ProgressMessage {
+/** One decode step's tokens of batch `batchId`. */
+export interface ProgressMessage extends GenerateStep {
   batchId: number;
-  seqs: number[];
-  pos: number[];
-  tokens: number[];
-  logprobs: number[];
-  top: TopEntries[] | null;
 }
 
-/** log Z of a logits row, as generate() computes it (max, then a double sum of exp). */
-function logSumExp(z: Float32Array, off: number, V: number): number {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let j = 0; j < V; j++) m = Math.max(m, z[off + j]!);
-  let s = 0;
-  for (let j = 0; j < V; j++) s += Math.exp(z[off + j]! - m);
-  return m + Math.log(s);
-}
+export type { SampledSequence, TopEntries };
+export type SamplerBatchResult = GenerateResult;
 
 /** The k most likely tokens of a logits row (ties: lower id first) with their logprobs. */
 function topOf(z: Float32Array, off: number, V: number, k: number): TopEntries {
