@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type LossSpecInput, LossSpecSchema, referenceLoss } from "../../algorithms/loss.js";
 import { mulberry32 } from "../../random.js";
-import { Gpt, type GptConfig, gelu, geluGrad, type LossDatum, lossAndGrad } from "./model.js";
+import { gelu, geluGrad } from "./functional.js";
+import { type LossDatum, lossAndGrad } from "./loss-and-grad.js";
+import { Gpt, type GptConfig } from "./model.js";
 import { AdamW, decayMask } from "./optim.js";
 
 const TINY: GptConfig = {
