@@ -4,6 +4,7 @@
  */
 import {
   aggregationScale,
+  LossMetrics,
   type LossSpecInput,
   LossSpecSchema,
   tokenLoss,
@@ -90,12 +91,7 @@ export function lossAndGrad(
   const dLogprob = new Float64Array(B * T);
   const dEntropy = spec.entropyCoef > 0 ? new Float64Array(B * T) : undefined;
   let loss = 0;
-  let ratioSum = 0;
-  let klSum = 0;
-  let entropySum = 0;
-  let clipped = 0;
-  let capped = 0;
-  let maxAbsDiff = 0;
+  const metrics = new LossMetrics(spec);
   const out: number[][] = [];
   for (let i = 0; i < B; i++) {
     const d = datums[i]!;
@@ -116,33 +112,9 @@ export function lossAndGrad(
       loss += s * m * tl.value;
       dLogprob[k] = s * m * tl.grad;
       if (dEntropy) dEntropy[k] = -s * m * spec.entropyCoef;
-      ratioSum += tl.ratio;
-      klSum += tl.kl;
-      entropySum += entropy[k]!;
-      if (tl.clipped) clipped++;
-      if (
-        spec.kind !== "cross_entropy" &&
-        spec.tisCap !== undefined &&
-        tl.tisWeight === spec.tisCap
-      )
-        capped++;
-      maxAbsDiff = Math.max(maxAbsDiff, Math.abs(logprobs[k]! - d.samplingLogprobs[t]!));
+      metrics.add(tl, entropy[k]!, logprobs[k]! - d.samplingLogprobs[t]!);
     }
   }
   model.backward(dLogprob, dEntropy);
-  const n = Math.max(maskSum, 1);
-  return {
-    loss,
-    logprobs: out,
-    metrics: {
-      "loss/value": loss,
-      "loss/tokens": maskSum,
-      "loss/ratio_mean": maskSum ? ratioSum / n : 0,
-      "loss/clip_fraction": maskSum ? clipped / n : 0,
-      "loss/tis_capped_fraction": maskSum ? capped / n : 0,
-      "loss/kl_mean": maskSum ? klSum / n : 0,
-      "loss/entropy_mean": maskSum ? entropySum / n : 0,
-      "logprob_diff/max_abs": maxAbsDiff,
-    },
-  };
+  return { loss, logprobs: out, metrics: metrics.result(loss, maskSum) };
 }

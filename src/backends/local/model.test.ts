@@ -134,6 +134,10 @@ function gradCheck(
     })),
   );
   assert.ok(Math.abs(ref.loss - res.loss) < 1e-6, `loss ${res.loss} vs reference ${ref.loss}`);
+  // and reports the reference's metrics (one implementation: algorithms/loss.ts LossMetrics)
+  assert.deepEqual(Object.keys(res.metrics).sort(), Object.keys(ref.metrics).sort());
+  for (const [k, v] of Object.entries(ref.metrics))
+    assert.ok(Math.abs(res.metrics[k]! - v) < 1e-6, `${k}: ${res.metrics[k]} vs reference ${v}`);
 
   const grad = model.gradData.slice();
   const eps = 2e-2;
