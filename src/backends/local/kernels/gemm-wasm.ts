@@ -25,7 +25,9 @@
  * Denormals: wasm has no FTZ/DAZ control, and products that underflow to subnormals run ~4×
  * slower (measured), so the callers must keep activations/gradients out of that range.
  *
- * All pointers are byte offsets into the module's (imported, optionally shared) memory.
+ * All pointers are byte offsets into the module's (imported, optionally shared) memory. The module
+ * has five functions, each from its emitter below: pack_a, pack_b, the micro-kernel, gemm (the
+ * blocking loops) and gemm_batched.
  */
 import { type FuncBuilder, ModuleBuilder } from "./wasm-emit.js";
 

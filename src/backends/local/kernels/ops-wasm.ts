@@ -10,6 +10,10 @@
  *   exp: Cody–Waite reduction by ln 2 and a degree-6 Taylor polynomial on |r| ≤ ln2/2 (relative
  *   error < 2e-7), inputs clamped to [−87, 87] (no subnormal or infinite results);
  *   tanh(s) = (1 − e^{−2s})/(1 + e^{−2s}) with that exp (absolute error ~1e-7 over the whole line).
+ *
+ * Each op has its own emitter below (emitGelu, emitLnFwd, …), called by {@link buildOpsModule} in
+ * the module's function order; the pieces they share (lane sums, the vector exp, the steps of a
+ * row softmax) are in simd.ts, the instruction idioms (forUp, inc, addr, bytes) in wasm-emit.ts.
  */
 import {
   EXP_CONSTS,
