@@ -163,6 +163,15 @@ function internal(m: ModuleBuilder, name: string, params: string[]): FuncBuilder
   );
 }
 
+/** Pushes (local a = A) && (local b = B), for a full-width fast path. */
+function pushBothEq(
+  f: FuncBuilder,
+  [a, A]: [string, number],
+  [b, B]: [string, number],
+): FuncBuilder {
+  return f.get(a).i32(A).i32Eq().get(b).i32(B).i32Eq().i32And();
+}
+
 /**
  * One packed strip: `n` floats read from q on (q advancing by the local `stride`, in bytes), then
  * zeros up to `width`, written to dst on (dst advancing).
@@ -215,35 +224,28 @@ function emitPackB(m: ModuleBuilder, { NR, NV }: Tile): FuncBuilder {
   f.local("sbk4", "i32").local("sbj4", "i32").local("q", "i32");
   f.bytes("sbk").set("sbk4");
   f.bytes("sbj").set("sbj4");
-  f.get("sbj")
-    .i32(1)
-    .i32Eq()
-    .get("nv")
-    .i32(NR)
-    .i32Eq()
-    .i32And()
-    .if(
-      (g) => {
-        // contiguous full panel: NV vector copies per k
-        g.forUp("k", "K", 1, (h) => {
-          for (let v = 0; v < NV; v++) {
-            h.get("dst")
-              .get("B")
-              .v128Load(16 * v)
-              .v128Store(16 * v);
-          }
-          h.inc("dst", NR * 4);
-          h.inc("B", "sbk4");
-        });
-      },
-      (g) => {
-        g.forUp("k", "K", 1, (h) => {
-          h.get("B").set("q");
-          packStrip(h, "c", "nv", "sbj4", NR);
-          h.inc("B", "sbk4");
-        });
-      },
-    );
+  pushBothEq(f, ["sbj", 1], ["nv", NR]).if(
+    (g) => {
+      // contiguous full panel: NV vector copies per k
+      g.forUp("k", "K", 1, (h) => {
+        for (let v = 0; v < NV; v++) {
+          h.get("dst")
+            .get("B")
+            .v128Load(16 * v)
+            .v128Store(16 * v);
+        }
+        h.inc("dst", NR * 4);
+        h.inc("B", "sbk4");
+      });
+    },
+    (g) => {
+      g.forUp("k", "K", 1, (h) => {
+        h.get("B").set("q");
+        packStrip(h, "c", "nv", "sbj4", NR);
+        h.inc("B", "sbk4");
+      });
+    },
+  );
   return f;
 }
 
@@ -312,48 +314,41 @@ function emitKernel(m: ModuleBuilder, { MR, NR, NV, U, fma }: Tile): FuncBuilder
       if (r < MR - 1) h.inc("cp", "ldc4");
     }
   };
-  f.get("rv")
-    .i32(MR)
-    .i32Eq()
-    .get("nv")
-    .i32(NR)
-    .i32Eq()
-    .i32And()
-    .if(
-      (g) => {
-        g.get("C").set("cp");
-        g.get("acc").if(
-          (h) => storeFull(h, true),
-          (h) => storeFull(h, false),
-        );
-      },
-      (g) => {
-        // partial tile: spill to tmp, then copy the valid rv×nv part
-        for (let r = 0; r < MR; r++)
-          for (let v = 0; v < NV; v++)
-            g.get("tmp")
-              .get(c(r, v))
-              .v128Store(4 * (r * NR + 4 * v));
-        g.get("C").set("cp");
-        g.forUp("r", "rv", 1, (h) => {
-          h.get("tmp")
-            .get("r")
-            .i32(NR * 4)
-            .i32Mul()
-            .i32Add()
-            .set("tp");
-          h.forUp("j", "nv", 1, (x) => {
-            x.get("cp").bytes("j").i32Add().set("cj");
-            x.get("tp").bytes("j").i32Add().f32Load().set("t");
-            x.get("acc").if((y) => {
-              y.get("t").get("cj").f32Load().f32Add().set("t");
-            });
-            x.get("cj").get("t").f32Store();
+  pushBothEq(f, ["rv", MR], ["nv", NR]).if(
+    (g) => {
+      g.get("C").set("cp");
+      g.get("acc").if(
+        (h) => storeFull(h, true),
+        (h) => storeFull(h, false),
+      );
+    },
+    (g) => {
+      // partial tile: spill to tmp, then copy the valid rv×nv part
+      for (let r = 0; r < MR; r++)
+        for (let v = 0; v < NV; v++)
+          g.get("tmp")
+            .get(c(r, v))
+            .v128Store(4 * (r * NR + 4 * v));
+      g.get("C").set("cp");
+      g.forUp("r", "rv", 1, (h) => {
+        h.get("tmp")
+          .get("r")
+          .i32(NR * 4)
+          .i32Mul()
+          .i32Add()
+          .set("tp");
+        h.forUp("j", "nv", 1, (x) => {
+          x.get("cp").bytes("j").i32Add().set("cj");
+          x.get("tp").bytes("j").i32Add().f32Load().set("t");
+          x.get("acc").if((y) => {
+            y.get("t").get("cj").f32Load().f32Add().set("t");
           });
-          h.inc("cp", "ldc4");
+          x.get("cj").get("t").f32Store();
         });
-      },
-    );
+        h.inc("cp", "ldc4");
+      });
+    },
+  );
   return f;
 }
 
