@@ -12,7 +12,7 @@
  *    with its default threads (bench/local-backend/torch_ref.py, run by /usr/bin/python3, the
  *    Debian torch with OpenBLAS), and LocalBackend (2 train workers, data parallel) when
  *    src/backends/local/backend.ts loads. The phase profile of our step (GEMMs, attention,
- *    LayerNorm, GELU, softmax over the vocabulary, ...) comes from model.ts's setPhaseProfile.
+ *    LayerNorm, GELU, softmax over the vocabulary, ...) comes from Gpt.profile (profile.ts).
  * 2. Sampling tokens/s with the KV cache (generate.ts, temperature 1) at batch 1 and 32: prompt 16
  *    tokens, 64 new tokens per sequence, prefill included; PyTorch's loop of single-token forwards
  *    with a KV cache (like for like), and its naive loop without one (the whole sequence re-run
@@ -27,14 +27,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generate } from "../src/backends/local/generate.js";
+import { type LossDatum, lossAndGrad } from "../src/backends/local/loss-and-grad.js";
 import {
   DEFAULT_GPT_CONFIG,
   Gpt,
   type GptConfig,
-  type LossDatum,
-  lossAndGrad,
   type PhaseProfile,
-  setPhaseProfile,
 } from "../src/backends/local/model.js";
 import { AdamW, decayMask } from "../src/backends/local/optim.js";
 import { mulberry32 } from "../src/random.js";
@@ -162,7 +160,7 @@ function oursPhases(job: TrainJob): Record<string, number> {
   const reps: Record<string, number>[] = [];
   for (let i = 0; i < WARMUP + n; i++) {
     prof.ms = {};
-    if (i === WARMUP) setPhaseProfile(prof);
+    if (i === WARMUP) model.profile = prof;
     const t0 = performance.now();
     model.zeroGrad();
     lossAndGrad(model, datums, { kind: "cross_entropy" });
@@ -178,7 +176,7 @@ function oursPhases(job: TrainJob): Record<string, number> {
       total: t2 - t0,
     });
   }
-  setPhaseProfile(undefined);
+  model.profile = undefined;
   return medianPhases(reps);
 }
 
@@ -228,7 +226,7 @@ function samplePhases(job: SampleJob): Record<string, number> {
   generate(model, { prompts, maxTokens: job.tokens, seed: 0 });
   const prof: PhaseProfile = { ms: {} };
   const reps: Record<string, number>[] = [];
-  setPhaseProfile(prof);
+  model.profile = prof;
   for (let i = 0; i < Math.max(3, Math.round(REPS / 3)); i++) {
     prof.ms = {};
     const t0 = performance.now();
@@ -237,7 +235,7 @@ function samplePhases(job: SampleJob): Record<string, number> {
     const inModel = Object.values(prof.ms).reduce((a, b) => a + b, 0);
     reps.push({ ...prof.ms, "sampling + rest": total - inModel, total });
   }
-  setPhaseProfile(undefined);
+  model.profile = undefined;
   return medianPhases(reps);
 }
 
@@ -513,7 +511,7 @@ console.log(
 );
 
 console.log(
-  "\n## Where our time goes (ms per call, median per phase over the repetitions; setPhaseProfile)\n",
+  "\n## Where our time goes (ms per call, median per phase over the repetitions; Gpt.profile)\n",
 );
 const keys = [...new Set([...phases, ...samplePhasesOut].flatMap((p) => Object.keys(p)))].sort(
   (a, b) => (a === "total" ? 1 : b === "total" ? -1 : a.localeCompare(b)),

@@ -10,7 +10,7 @@
  * Both use the recipe's model (d128, 2 layers, maxSeqLen 96; the base checkpoint when
  * `--checkpoint` is given, else a fresh init), its prompts (`3 7 12 -> 25` in the chat format) and
  * its sampling (T = 1, 40 tokens at most, stop at <|im_end|>). Printed: ms per call (median),
- * tokens sampled, and the phase profile (model.ts setPhaseProfile) of each, so the decode step's
+ * tokens sampled, and the phase profile (Gpt.profile, profile.ts) of each, so the decode step's
  * attention shows apart from the linear layers.
  */
 import { renderChat } from "../src/backends/local/chat-format.js";
@@ -20,7 +20,6 @@ import {
   Gpt,
   type GptConfig,
   type PhaseProfile,
-  setPhaseProfile,
 } from "../src/backends/local/model.js";
 import { EOS_TOKEN_IDS } from "../src/backends/local/tokenizer.js";
 import { loadLocalCheckpoint } from "../src/backends/local/weights.js";
@@ -76,11 +75,11 @@ function measure(prompts: number[][]): Result {
     times.push(performance.now() - t0);
   }
   const prof: PhaseProfile = { ms: {} };
-  setPhaseProfile(prof);
+  model.profile = prof;
   const t0 = performance.now();
   run(1000);
   const total = performance.now() - t0;
-  setPhaseProfile(undefined);
+  model.profile = undefined;
   const inModel = Object.values(prof.ms).reduce((a, b) => a + b, 0);
   const ms = times.sort((a, b) => a - b)[times.length >> 1]!;
   return { ms, tokens: tokens / REPS, phases: { ...prof.ms, "sampling + rest": total - inModel } };

@@ -242,7 +242,6 @@ export function tokenLoss(spec: LossSpec, t: TokenLossInput): TokenLoss {
   return { value, grad, ratio, clipped, tisWeight, kl };
 }
 
-/** One row's per-token inputs, aligned with its tokens (as in a Datum). */
 /**
  * The weight sᵢ of row i's masked-in tokens in the aggregated loss (and its gradient), given the
  * row's masked-in token count and the batch's totals (tokens, rows with at least one token):
@@ -262,6 +261,59 @@ export function aggregationScale(
       return 1 / totals.rows;
     case "seq-mean-token-mean":
       return 1 / (totals.rows * rowTokens);
+  }
+}
+
+/**
+ * The per-batch metrics of a loss, over its masked-in tokens (every backend reports these from
+ * forwardBackward; a batch with no masked-in token has every mean 0):
+ *
+ *     loss/value                 L
+ *     loss/tokens                Σ m (the batch's masked-in tokens)
+ *     loss/ratio_mean            mean r_t
+ *     loss/clip_fraction         share of tokens that clipping changed
+ *     loss/tis_capped_fraction   share of tokens whose TIS weight hit the cap
+ *     loss/kl_mean               mean k_t (before β)
+ *     loss/entropy_mean          mean H_t (0 where no entropies were given)
+ *     logprob_diff/max_abs       max |log π_θ(t) − log μ(t)| (trainer vs sampler)
+ *
+ * Accumulate each masked-in token in order with {@link add}, then read {@link result}.
+ */
+export class LossMetrics {
+  private ratioSum = 0;
+  private klSum = 0;
+  private entropySum = 0;
+  private clipped = 0;
+  private capped = 0;
+  private maxAbsDiff = 0;
+
+  constructor(private readonly spec: LossSpec) {}
+
+  /** One masked-in token: its {@link tokenLoss}, its entropy H_t, and log π_θ(t) − log μ(t). */
+  add(tl: TokenLoss, entropy: number, logprobDiff: number): void {
+    const spec = this.spec;
+    this.ratioSum += tl.ratio;
+    this.klSum += tl.kl;
+    this.entropySum += entropy;
+    if (tl.clipped) this.clipped++;
+    if (spec.kind !== "cross_entropy" && spec.tisCap !== undefined && tl.tisWeight === spec.tisCap)
+      this.capped++;
+    this.maxAbsDiff = Math.max(this.maxAbsDiff, Math.abs(logprobDiff));
+  }
+
+  /** The metrics of a batch whose aggregated loss is `loss` and whose mask sums to `maskSum`. */
+  result(loss: number, maskSum: number): Record<string, number> {
+    const n = Math.max(maskSum, 1);
+    return {
+      "loss/value": loss,
+      "loss/tokens": maskSum,
+      "loss/ratio_mean": maskSum ? this.ratioSum / n : 0,
+      "loss/clip_fraction": maskSum ? this.clipped / n : 0,
+      "loss/tis_capped_fraction": maskSum ? this.capped / n : 0,
+      "loss/kl_mean": maskSum ? this.klSum / n : 0,
+      "loss/entropy_mean": maskSum ? this.entropySum / n : 0,
+      "logprob_diff/max_abs": this.maxAbsDiff,
+    };
   }
 }
 
@@ -317,11 +369,7 @@ export function referenceLoss(
   const rowMaskSums: number[] = [];
   let maskSum = 0;
   let rowsWithTokens = 0;
-  let ratioSum = 0;
-  let klSum = 0;
-  let entropySum = 0;
-  let clippedCount = 0;
-  let cappedCount = 0;
+  const metrics = new LossMetrics(spec);
   for (const row of rows) {
     const values: number[] = [];
     const grads: number[] = [];
@@ -344,17 +392,7 @@ export function referenceLoss(
       values.push(m * tl.value);
       grads.push(m * tl.grad);
       rowMask += m;
-      ratioSum += tl.ratio;
-      klSum += tl.kl;
-      entropySum += row.entropy?.[t] ?? 0;
-      if (tl.clipped) clippedCount++;
-      if (
-        spec.kind !== "cross_entropy" &&
-        spec.tisCap !== undefined &&
-        tl.tisWeight === spec.tisCap
-      ) {
-        cappedCount++;
-      }
+      metrics.add(tl, row.entropy?.[t] ?? 0, logprob - row.samplingLogprobs[t]!);
     });
     perToken.push(values);
     tokenGrad.push(grads);
@@ -372,19 +410,5 @@ export function referenceLoss(
     for (const v of perToken[i]!) loss += s * v;
     return g.map((x) => s * x);
   });
-  const tokens = Math.max(maskSum, 1);
-  return {
-    loss,
-    perToken,
-    grad,
-    metrics: {
-      "loss/value": loss,
-      "loss/tokens": maskSum,
-      "loss/ratio_mean": maskSum ? ratioSum / tokens : 0,
-      "loss/clip_fraction": maskSum ? clippedCount / tokens : 0,
-      "loss/tis_capped_fraction": maskSum ? cappedCount / tokens : 0,
-      "loss/kl_mean": maskSum ? klSum / tokens : 0,
-      "loss/entropy_mean": maskSum ? entropySum / tokens : 0,
-    },
-  };
+  return { loss, perToken, grad, metrics: metrics.result(loss, maskSum) };
 }

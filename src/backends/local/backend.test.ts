@@ -7,7 +7,8 @@ import { type LossSpecInput, LossSpecSchema } from "../../algorithms/loss.js";
 import { mulberry32 } from "../../random.js";
 import type { Datum } from "../../types/index.js";
 import { LocalBackend } from "./backend.js";
-import { Gpt, type GptConfig, lossAndGrad } from "./model.js";
+import { lossAndGrad } from "./loss-and-grad.js";
+import { Gpt, type GptConfig } from "./model.js";
 import { AdamW, decayMask } from "./optim.js";
 
 const tiny = {

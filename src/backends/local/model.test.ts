@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type LossSpecInput, LossSpecSchema, referenceLoss } from "../../algorithms/loss.js";
 import { mulberry32 } from "../../random.js";
-import { Gpt, type GptConfig, gelu, geluGrad, type LossDatum, lossAndGrad } from "./model.js";
+import { gelu, geluGrad } from "./functional.js";
+import { type LossDatum, lossAndGrad } from "./loss-and-grad.js";
+import { Gpt, type GptConfig } from "./model.js";
 import { AdamW, decayMask } from "./optim.js";
 
 const TINY: GptConfig = {
@@ -132,6 +134,10 @@ function gradCheck(
     })),
   );
   assert.ok(Math.abs(ref.loss - res.loss) < 1e-6, `loss ${res.loss} vs reference ${ref.loss}`);
+  // and reports the reference's metrics (one implementation: algorithms/loss.ts LossMetrics)
+  assert.deepEqual(Object.keys(res.metrics).sort(), Object.keys(ref.metrics).sort());
+  for (const [k, v] of Object.entries(ref.metrics))
+    assert.ok(Math.abs(res.metrics[k]! - v) < 1e-6, `${k}: ${res.metrics[k]} vs reference ${v}`);
 
   const grad = model.gradData.slice();
   const eps = 2e-2;
@@ -342,37 +348,27 @@ describe("gpt model", () => {
     assert.ok(last < first / 20, `loss ${first} → ${last}`);
   });
 
-  test("timing: one training step, B32×T32, d128, L2, H4, vocab 264 (single thread)", (t) => {
-    const cfg: GptConfig = {
-      vocabSize: 264,
-      dModel: 128,
-      nLayers: 2,
-      nHeads: 4,
-      maxSeqLen: 32,
-      mlpRatio: 4,
-      positional: "rope",
-      tiedHead: true,
-    };
-    const model = new Gpt(cfg, { seed: 0 });
-    const rand = mulberry32(1);
-    const datums: LossDatum[] = Array.from({ length: 32 }, () => {
-      const tokens = Array.from({ length: 32 }, () => Math.floor(rand() * 264));
-      const zeros = tokens.map(() => 0);
-      return { tokens, lossMask: tokens.map(() => 1), advantages: zeros, samplingLogprobs: zeros };
-    });
-    const opt = new AdamW(model.numParams, decayMask(model.params, model.numParams));
-    const step = () => {
-      model.zeroGrad();
-      lossAndGrad(model, datums, { kind: "cross_entropy" });
-      opt.step(model.paramData, model.gradData, { lr: 1e-3, maxGradNorm: 1 });
-    };
-    for (let i = 0; i < 3; i++) step();
-    const n = 10;
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) step();
-    const ms = (performance.now() - t0) / n;
-    t.diagnostic(
-      `${model.numParams} params: ${ms.toFixed(1)} ms/step, ${(((32 * 32) / ms) * 1000).toFixed(0)} tok/s`,
-    );
+  test("profile: while set, forward, backward and decode steps charge their phases to it", () => {
+    const model = tinyModel({ ...TINY, positional: "rope" });
+    const profile = { ms: {} as Record<string, number> };
+    model.profile = profile;
+    lossAndGrad(model, tinyDatums(model), { kind: "cross_entropy" });
+    for (const phase of ["embedding", "layernorm", "attention", "gelu", "head", "softmax/vocab"])
+      assert.ok((profile.ms[phase] ?? -1) >= 0, `phase ${phase} timed`);
+    assert.ok("gemm" in profile.ms && "rope" in profile.ms);
+    profile.ms = {};
+    model.prefill([[1, 2, 3]]);
+    model.decodeStep(Int32Array.from([4]));
+    assert.ok("attention" in profile.ms && "head" in profile.ms);
+    // unset: nothing more is charged, and another model never charged this profile
+    model.profile = undefined;
+    profile.ms = {};
+    model.decodeStep(Int32Array.from([5]));
+    tinyModel(TINY).forward(Int32Array.from([1, 2, 3, 4]), 1, 4);
+    assert.deepEqual(profile.ms, {});
+    // the option sets it at construction
+    const other = new Gpt(TINY, { profile });
+    other.forward(Int32Array.from([1, 2, 3, 4]), 1, 4);
+    assert.ok("head" in profile.ms);
   });
 });

@@ -6,7 +6,8 @@
  * so rows of similar length share a micro-batch.
  */
 import type { LossSpec } from "../../algorithms/loss.js";
-import { Gpt, type GptConfig, type LossDatum, lossAndGrad } from "./model.js";
+import { type LossDatum, lossAndGrad } from "./loss-and-grad.js";
+import { Gpt, type GptConfig } from "./model.js";
 import { serveWorker, withTransfer, workerInput } from "./worker-rpc.js";
 
 export interface TrainWorkerData {

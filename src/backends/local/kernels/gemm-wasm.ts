@@ -25,7 +25,9 @@
  * Denormals: wasm has no FTZ/DAZ control, and products that underflow to subnormals run ~4×
  * slower (measured), so the callers must keep activations/gradients out of that range.
  *
- * All pointers are byte offsets into the module's (imported, optionally shared) memory.
+ * All pointers are byte offsets into the module's (imported, optionally shared) memory. The module
+ * has five functions, each from its emitter below: pack_a, pack_b, the micro-kernel, gemm (the
+ * blocking loops) and gemm_batched.
  */
 import { type FuncBuilder, ModuleBuilder } from "./wasm-emit.js";
 
@@ -112,12 +114,19 @@ export function gemmWorkspaceBytes(K: number, shape = DEFAULT_SHAPE): number {
   return 4 * (packA + mr * nr) + pb + 64;
 }
 
-function emitMin(f: FuncBuilder, a: (f: FuncBuilder) => void, b: (f: FuncBuilder) => void): void {
-  a(f);
-  b(f);
-  a(f);
-  b(f);
-  f.i32LtS().select();
+/** The micro-tile and blocking of one module: what every emitter below is specialised for. */
+interface Tile {
+  MR: number;
+  NR: number;
+  /** Vectors per tile row: NR / 4. */
+  NV: number;
+  /** Unroll factor of the k loop. */
+  U: number;
+  fma: boolean;
+  /** Floats of packed A per row block. */
+  L2F: number;
+  /** Bytes of packed B kept for a whole call. */
+  PBB: number;
 }
 
 export function buildGemmModule(
@@ -125,552 +134,421 @@ export function buildGemmModule(
   memory = { initial: 1, maximum: 65536, shared: true },
 ): Uint8Array {
   const { mr: MR, nr: NR, unroll: U } = shape;
-  const L2F = (shape.l2Bytes ?? DEFAULT_L2_BYTES) >> 2;
-  const PBB = shape.packBBytes ?? DEFAULT_PACK_B_BYTES;
   if (NR % 4 !== 0) throw new Error("nr must be a multiple of 4");
-  const NV = NR / 4;
+  const tile: Tile = {
+    MR,
+    NR,
+    NV: NR / 4,
+    U,
+    fma: shape.fma === true,
+    L2F: (shape.l2Bytes ?? DEFAULT_L2_BYTES) >> 2,
+    PBB: shape.packBBytes ?? DEFAULT_PACK_B_BYTES,
+  };
   const m = new ModuleBuilder({ module: "env", name: "memory", ...memory });
+  const packA = emitPackA(m, tile);
+  const packB = emitPackB(m, tile);
+  const kernel = emitKernel(m, tile);
+  const gemm = emitGemm(m, tile, packA, packB, kernel);
+  emitGemmBatched(m, gemm);
+  return m.encode();
+}
 
-  // pack_a(M, K, A, sai, sak, dst): dst[ib][k][r] = A(ib*MR + r, k), zero rows past M.
-  const packA = m.func(
-    "pack_a",
-    [
-      ["M", "i32"],
-      ["K", "i32"],
-      ["A", "i32"],
-      ["sai", "i32"],
-      ["sak", "i32"],
-      ["dst", "i32"],
-    ],
+/** An internal function taking i32 arguments and returning nothing. */
+function internal(m: ModuleBuilder, name: string, params: string[]): FuncBuilder {
+  return m.func(
+    name,
+    params.map((p): [string, "i32"] => [p, "i32"]),
     [],
     { exported: false },
   );
-  {
-    const f = packA;
-    f.local("sai4", "i32").local("sak4", "i32").local("rv", "i32");
-    f.local("q", "i32").local("arow", "i32");
-    f.get("sai").i32(2).i32Shl().set("sai4");
-    f.get("sak").i32(2).i32Shl().set("sak4");
-    f.for(
-      "ib",
-      (g) => g.i32(0),
-      (g) => g.get("M"),
-      MR,
-      (g) => {
-        emitMin(
-          g,
-          (h) => h.i32(MR),
-          (h) => h.get("M").get("ib").i32Sub(),
-        );
-        g.set("rv");
-        // arow = A + ib*sai4
-        g.get("A").get("ib").get("sai4").i32Mul().i32Add().set("arow");
-        g.for(
-          "k",
-          (h) => h.i32(0),
-          (h) => h.get("K"),
-          1,
-          (h) => {
-            h.get("arow").set("q");
-            h.for(
-              "r",
-              (x) => x.i32(0),
-              (x) => x.get("rv"),
-              1,
-              (x) => {
-                x.get("dst").get("q").f32Load().f32Store();
-                x.get("dst").i32(4).i32Add().set("dst");
-                x.get("q").get("sai4").i32Add().set("q");
-              },
-            );
-            h.for(
-              "r",
-              (x) => x.get("rv"),
-              (x) => x.i32(MR),
-              1,
-              (x) => {
-                x.get("dst").f32(0).f32Store();
-                x.get("dst").i32(4).i32Add().set("dst");
-              },
-            );
-            h.get("arow").get("sak4").i32Add().set("arow");
-          },
-        );
-      },
+}
+
+/** Pushes (local a = A) && (local b = B), for a full-width fast path. */
+function pushBothEq(
+  f: FuncBuilder,
+  [a, A]: [string, number],
+  [b, B]: [string, number],
+): FuncBuilder {
+  return f.get(a).i32(A).i32Eq().get(b).i32(B).i32Eq().i32And();
+}
+
+/**
+ * One packed strip: `n` floats read from q on (q advancing by the local `stride`, in bytes), then
+ * zeros up to `width`, written to dst on (dst advancing).
+ */
+function packStrip(h: FuncBuilder, v: string, n: string, stride: string, width: number): void {
+  h.forUp(v, n, 1, (x) => {
+    x.get("dst").get("q").f32Load().f32Store();
+    x.inc("dst", 4);
+    x.inc("q", stride);
+  });
+  h.for(
+    v,
+    (x) => x.get(n),
+    (x) => x.i32(width),
+    1,
+    (x) => {
+      x.get("dst").f32(0).f32Store();
+      x.inc("dst", 4);
+    },
+  );
+}
+
+/** pack_a(M, K, A, sai, sak, dst): dst[ib][k][r] = A(ib·MR + r, k), zero rows past M. */
+function emitPackA(m: ModuleBuilder, { MR }: Tile): FuncBuilder {
+  const f = internal(m, "pack_a", ["M", "K", "A", "sai", "sak", "dst"]);
+  f.local("sai4", "i32").local("sak4", "i32").local("rv", "i32");
+  f.local("q", "i32").local("arow", "i32");
+  f.bytes("sai").set("sai4");
+  f.bytes("sak").set("sak4");
+  f.forUp("ib", "M", MR, (g) => {
+    // rv = min(MR, M − ib) valid rows;  arow = A + ib·sai4
+    g.minS(
+      (h) => h.i32(MR),
+      (h) => h.get("M").get("ib").i32Sub(),
     );
-  }
+    g.set("rv");
+    g.get("A").get("ib").get("sai4").i32Mul().i32Add().set("arow");
+    g.forUp("k", "K", 1, (h) => {
+      h.get("arow").set("q");
+      packStrip(h, "r", "rv", "sai4", MR);
+      h.inc("arow", "sak4");
+    });
+  });
+  return f;
+}
 
-  // pack_b(K, nv, B, sbk, sbj, dst): dst[k][c] = B(k, c) for c < nv, zero for nv <= c < NR.
-  const packB = m.func(
-    "pack_b",
-    [
-      ["K", "i32"],
-      ["nv", "i32"],
-      ["B", "i32"],
-      ["sbk", "i32"],
-      ["sbj", "i32"],
-      ["dst", "i32"],
-    ],
-    [],
-    { exported: false },
-  );
-  {
-    const f = packB;
-    f.local("sbk4", "i32").local("sbj4", "i32").local("q", "i32");
-    f.get("sbk").i32(2).i32Shl().set("sbk4");
-    f.get("sbj").i32(2).i32Shl().set("sbj4");
-    f.get("sbj")
-      .i32(1)
-      .i32Eq()
-      .get("nv")
-      .i32(NR)
-      .i32Eq()
-      .i32And()
-      .if(
-        (g) => {
-          // contiguous full panel: NV vector copies per k
-          g.for(
-            "k",
-            (h) => h.i32(0),
-            (h) => h.get("K"),
-            1,
-            (h) => {
-              for (let v = 0; v < NV; v++) {
-                h.get("dst")
-                  .get("B")
-                  .v128Load(16 * v)
-                  .v128Store(16 * v);
-              }
-              h.get("dst")
-                .i32(NR * 4)
-                .i32Add()
-                .set("dst");
-              h.get("B").get("sbk4").i32Add().set("B");
-            },
-          );
-        },
-        (g) => {
-          g.for(
-            "k",
-            (h) => h.i32(0),
-            (h) => h.get("K"),
-            1,
-            (h) => {
-              h.get("B").set("q");
-              h.for(
-                "c",
-                (x) => x.i32(0),
-                (x) => x.get("nv"),
-                1,
-                (x) => {
-                  x.get("dst").get("q").f32Load().f32Store();
-                  x.get("dst").i32(4).i32Add().set("dst");
-                  x.get("q").get("sbj4").i32Add().set("q");
-                },
-              );
-              h.for(
-                "c",
-                (x) => x.get("nv"),
-                (x) => x.i32(NR),
-                1,
-                (x) => {
-                  x.get("dst").f32(0).f32Store();
-                  x.get("dst").i32(4).i32Add().set("dst");
-                },
-              );
-              h.get("B").get("sbk4").i32Add().set("B");
-            },
-          );
-        },
-      );
-  }
-
-  // kernel(K, pa, pb, C, ldc4, rv, nv, acc, tmp): C[rv×nv] (+)= Apanel · Bpanel
-  const kernel = m.func(
-    "kernel",
-    [
-      ["K", "i32"],
-      ["pa", "i32"],
-      ["pb", "i32"],
-      ["C", "i32"],
-      ["ldc4", "i32"],
-      ["rv", "i32"],
-      ["nv", "i32"],
-      ["acc", "i32"],
-      ["tmp", "i32"],
-    ],
-    [],
-    { exported: false },
-  );
-  {
-    const f = kernel;
-    const c = (r: number, v: number) => `c${r}_${v}`;
-    for (let r = 0; r < MR; r++) for (let v = 0; v < NV; v++) f.local(c(r, v), "v128");
-    for (let v = 0; v < NV; v++) f.local(`b${v}`, "v128");
-    f.local("a", "v128").local("kend", "i32").local("cp", "i32").local("tp", "i32");
-    f.local("cj", "i32").local("t", "f32");
-    for (let r = 0; r < MR; r++) for (let v = 0; v < NV; v++) f.v128Zero().set(c(r, v));
-
-    const step = (g: FuncBuilder, u: number) => {
-      for (let v = 0; v < NV; v++)
-        g.get("pb")
-          .v128Load(4 * (u * NR + 4 * v))
-          .set(`b${v}`);
-      for (let r = 0; r < MR; r++) {
-        g.get("pa")
-          .v128Load32Splat(4 * (u * MR + r))
-          .set("a");
+/** pack_b(K, nv, B, sbk, sbj, dst): dst[k][c] = B(k, c) for c < nv, zero for nv ≤ c < NR. */
+function emitPackB(m: ModuleBuilder, { NR, NV }: Tile): FuncBuilder {
+  const f = internal(m, "pack_b", ["K", "nv", "B", "sbk", "sbj", "dst"]);
+  f.local("sbk4", "i32").local("sbj4", "i32").local("q", "i32");
+  f.bytes("sbk").set("sbk4");
+  f.bytes("sbj").set("sbj4");
+  pushBothEq(f, ["sbj", 1], ["nv", NR]).if(
+    (g) => {
+      // contiguous full panel: NV vector copies per k
+      g.forUp("k", "K", 1, (h) => {
         for (let v = 0; v < NV; v++) {
-          if (shape.fma) g.get("a").get(`b${v}`).get(c(r, v)).f32x4RelaxedMadd().set(c(r, v));
-          else g.get(c(r, v)).get("a").get(`b${v}`).f32x4Mul().f32x4Add().set(c(r, v));
+          h.get("dst")
+            .get("B")
+            .v128Load(16 * v)
+            .v128Store(16 * v);
         }
+        h.inc("dst", NR * 4);
+        h.inc("B", "sbk4");
+      });
+    },
+    (g) => {
+      g.forUp("k", "K", 1, (h) => {
+        h.get("B").set("q");
+        packStrip(h, "c", "nv", "sbj4", NR);
+        h.inc("B", "sbk4");
+      });
+    },
+  );
+  return f;
+}
+
+/**
+ * kernel(K, pa, pb, C, ldc4, rv, nv, acc, tmp): C[rv×nv] (+)= Apanel · Bpanel, the MR×NR tile in
+ * MR·NV v128 accumulators c{r}_{v}; a partial tile (rv < MR or nv < NR) goes through tmp.
+ */
+function emitKernel(m: ModuleBuilder, { MR, NR, NV, U, fma }: Tile): FuncBuilder {
+  const f = internal(m, "kernel", ["K", "pa", "pb", "C", "ldc4", "rv", "nv", "acc", "tmp"]);
+  const c = (r: number, v: number) => `c${r}_${v}`;
+  for (let r = 0; r < MR; r++) for (let v = 0; v < NV; v++) f.local(c(r, v), "v128");
+  for (let v = 0; v < NV; v++) f.local(`b${v}`, "v128");
+  f.local("a", "v128").local("kend", "i32").local("cp", "i32").local("tp", "i32");
+  f.local("cj", "i32").local("t", "f32");
+  for (let r = 0; r < MR; r++) for (let v = 0; v < NV; v++) f.v128Zero().set(c(r, v));
+
+  // one k: c[r][v] += a[r]·b[v] (a broadcast, b the packed row of B)
+  const step = (g: FuncBuilder, u: number) => {
+    for (let v = 0; v < NV; v++)
+      g.get("pb")
+        .v128Load(4 * (u * NR + 4 * v))
+        .set(`b${v}`);
+    for (let r = 0; r < MR; r++) {
+      g.get("pa")
+        .v128Load32Splat(4 * (u * MR + r))
+        .set("a");
+      for (let v = 0; v < NV; v++) {
+        if (fma) g.get("a").get(`b${v}`).get(c(r, v)).f32x4RelaxedMadd().set(c(r, v));
+        else g.get(c(r, v)).get("a").get(`b${v}`).f32x4Mul().f32x4Add().set(c(r, v));
       }
-    };
-    // main loop: K rounded down to a multiple of U
-    f.get("K").i32(-U).i32And().set("kend");
+    }
+  };
+  // main loop: K rounded down to a multiple of U
+  f.get("K").i32(-U).i32And().set("kend");
+  f.forUp("k", "kend", U, (g) => {
+    for (let u = 0; u < U; u++) step(g, u);
+    g.inc("pa", 4 * U * MR);
+    g.inc("pb", 4 * U * NR);
+  });
+  if (U > 1) {
     f.for(
       "k",
-      (g) => g.i32(0),
       (g) => g.get("kend"),
-      U,
+      (g) => g.get("K"),
+      1,
       (g) => {
-        for (let u = 0; u < U; u++) step(g, u);
-        g.get("pa")
-          .i32(4 * U * MR)
-          .i32Add()
-          .set("pa");
-        g.get("pb")
-          .i32(4 * U * NR)
-          .i32Add()
-          .set("pb");
+        step(g, 0);
+        g.inc("pa", 4 * MR);
+        g.inc("pb", 4 * NR);
       },
     );
-    if (U > 1) {
-      f.for(
-        "k",
-        (g) => g.get("kend"),
-        (g) => g.get("K"),
-        1,
-        (g) => {
-          step(g, 0);
-          g.get("pa")
-            .i32(4 * MR)
-            .i32Add()
-            .set("pa");
-          g.get("pb")
-            .i32(4 * NR)
-            .i32Add()
-            .set("pb");
-        },
-      );
-    }
-    // store
-    f.get("rv")
-      .i32(MR)
-      .i32Eq()
-      .get("nv")
-      .i32(NR)
-      .i32Eq()
-      .i32And()
-      .if(
-        (g) => {
-          g.get("C").set("cp");
-          g.get("acc").if(
-            (h) => {
-              for (let r = 0; r < MR; r++) {
-                for (let v = 0; v < NV; v++)
-                  h.get("cp")
-                    .get("cp")
-                    .v128Load(16 * v)
-                    .get(c(r, v))
-                    .f32x4Add()
-                    .v128Store(16 * v);
-                if (r < MR - 1) h.get("cp").get("ldc4").i32Add().set("cp");
-              }
-            },
-            (h) => {
-              for (let r = 0; r < MR; r++) {
-                for (let v = 0; v < NV; v++)
-                  h.get("cp")
-                    .get(c(r, v))
-                    .v128Store(16 * v);
-                if (r < MR - 1) h.get("cp").get("ldc4").i32Add().set("cp");
-              }
-            },
-          );
-        },
-        (g) => {
-          // partial tile: spill to tmp, then copy the valid rv×nv part
-          for (let r = 0; r < MR; r++)
-            for (let v = 0; v < NV; v++)
-              g.get("tmp")
-                .get(c(r, v))
-                .v128Store(4 * (r * NR + 4 * v));
-          g.get("C").set("cp");
-          g.for(
-            "r",
-            (h) => h.i32(0),
-            (h) => h.get("rv"),
-            1,
-            (h) => {
-              h.get("tmp")
-                .get("r")
-                .i32(NR * 4)
-                .i32Mul()
-                .i32Add()
-                .set("tp");
-              h.for(
-                "j",
-                (x) => x.i32(0),
-                (x) => x.get("nv"),
-                1,
-                (x) => {
-                  x.get("cp").get("j").i32(2).i32Shl().i32Add().set("cj");
-                  x.get("tp").get("j").i32(2).i32Shl().i32Add().f32Load().set("t");
-                  x.get("acc").if((y) => {
-                    y.get("t").get("cj").f32Load().f32Add().set("t");
-                  });
-                  x.get("cj").get("t").f32Store();
-                },
-              );
-              h.get("cp").get("ldc4").i32Add().set("cp");
-            },
-          );
-        },
-      );
   }
+  // store: a full tile row by row, C = c or C += c
+  const storeFull = (h: FuncBuilder, accumulate: boolean) => {
+    for (let r = 0; r < MR; r++) {
+      for (let v = 0; v < NV; v++) {
+        h.get("cp");
+        if (accumulate)
+          h.get("cp")
+            .v128Load(16 * v)
+            .get(c(r, v))
+            .f32x4Add();
+        else h.get(c(r, v));
+        h.v128Store(16 * v);
+      }
+      if (r < MR - 1) h.inc("cp", "ldc4");
+    }
+  };
+  pushBothEq(f, ["rv", MR], ["nv", NR]).if(
+    (g) => {
+      g.get("C").set("cp");
+      g.get("acc").if(
+        (h) => storeFull(h, true),
+        (h) => storeFull(h, false),
+      );
+    },
+    (g) => {
+      // partial tile: spill to tmp, then copy the valid rv×nv part
+      for (let r = 0; r < MR; r++)
+        for (let v = 0; v < NV; v++)
+          g.get("tmp")
+            .get(c(r, v))
+            .v128Store(4 * (r * NR + 4 * v));
+      g.get("C").set("cp");
+      g.forUp("r", "rv", 1, (h) => {
+        h.get("tmp")
+          .get("r")
+          .i32(NR * 4)
+          .i32Mul()
+          .i32Add()
+          .set("tp");
+        h.forUp("j", "nv", 1, (x) => {
+          x.get("cp").bytes("j").i32Add().set("cj");
+          x.get("tp").bytes("j").i32Add().f32Load().set("t");
+          x.get("acc").if((y) => {
+            y.get("t").get("cj").f32Load().f32Add().set("t");
+          });
+          x.get("cj").get("t").f32Store();
+        });
+        h.inc("cp", "ldc4");
+      });
+    },
+  );
+  return f;
+}
 
-  // gemm(M, N, K, A, sai, sak, B, sbk, sbj, C, ldc, acc, ws)
-  const gemm = m.func("gemm", GEMM_PARAMS, []);
-  {
-    const f = gemm;
-    for (const l of ["pa", "pb", "tmp", "nv", "ldc4", "ctile", "mcmax", "mc", "ablk", "cblk"])
-      f.local(l, "i32");
-    f.local("pball", "i32").local("panel", "i32");
-    f.get("M")
-      .i32(1)
-      .i32LtS()
-      .get("N")
-      .i32(1)
-      .i32LtS()
-      .i32Or()
-      .if((g) => g.return());
-    // rows per L2 block: mcmax = max(MR, floor(L2F / max(K, 1) / MR) * MR)
-    f.i32(L2F)
-      .get("K")
-      .i32(1)
-      .get("K")
-      .i32(1)
-      .i32GtS()
-      .select()
-      .i32DivU()
-      .i32(MR)
-      .i32DivU()
-      .i32(MR)
-      .i32Mul()
-      .set("mcmax");
-    f.i32(MR).get("mcmax").i32(MR).get("mcmax").i32GtS().select().set("mcmax"); // max(MR, ·)
-    // balanced blocks: nb = ⌈M/mcmax⌉ blocks of ⌈⌈M/nb⌉/MR⌉·MR rows (≤ mcmax), so that M = 1024
-    // with mcmax = 1020 is not a 1020-row block plus a 4-row one that re-packs all of B
-    f.local("nb", "i32");
-    f.get("M").get("mcmax").i32Add().i32(1).i32Sub().get("mcmax").i32DivU().set("nb");
-    f.get("M")
-      .get("nb")
-      .i32Add()
-      .i32(1)
-      .i32Sub()
-      .get("nb")
-      .i32DivU()
-      .i32(MR - 1)
-      .i32Add()
-      .i32(MR)
-      .i32DivU()
-      .i32(MR)
-      .i32Mul()
-      .set("mcmax");
-    // workspace: packed A block | packed B panel | scratch tile (16-byte aligned)
-    f.get("ws").i32(15).i32Add().i32(-16).i32And().set("pa");
-    f.get("pa").get("mcmax").i32(4).i32Mul().get("K").i32Mul().i32Add().set("pb");
-    // tmp = pb + max(K·NR·4, PBB)
-    f.get("pb")
-      .i32(PBB)
-      .get("K")
-      .i32(NR * 4)
-      .i32Mul()
-      .i32(PBB)
-      .get("K")
-      .i32(NR * 4)
-      .i32Mul()
-      .i32GtS()
-      .select()
-      .i32Add()
-      .set("tmp");
-    f.get("ldc").i32(2).i32Shl().set("ldc4");
-    // pack all of B once when there are several row blocks and it fits: K·⌈N/NR⌉·NR·4 ≤ PBB
-    f.get("nb")
-      .i32(1)
-      .i32GtS()
-      .get("K")
-      .get("N")
-      .i32(NR - 1)
-      .i32Add()
-      .i32(NR)
-      .i32DivU()
-      .i32Mul()
-      .i32(NR * 4)
-      .i32Mul()
-      .i32(PBB)
-      .i32LeS()
-      .i32And()
-      .set("pball");
-    f.get("pball").if((g) => {
-      g.for(
-        "j0",
-        (h) => h.i32(0),
-        (h) => h.get("N"),
-        NR,
-        (h) => {
-          emitMin(
-            h,
-            (x) => x.i32(NR),
-            (x) => x.get("N").get("j0").i32Sub(),
-          );
-          h.set("nv");
-          h.get("K")
-            .get("nv")
-            .get("B")
-            .get("j0")
-            .get("sbj")
-            .i32Mul()
-            .i32(2)
-            .i32Shl()
-            .i32Add()
-            .get("sbk")
-            .get("sbj")
-            // panel j0/NR at pb + j0·K·4 (each panel is K·NR floats)
-            .get("pb")
-            .get("j0")
+/** Pushes pack_b's arguments K, nv, B + j0·sbj·4, sbk, sbj (the panel of columns j0 on). */
+function pushPanelOfB(x: FuncBuilder): FuncBuilder {
+  return x
+    .get("K")
+    .get("nv")
+    .get("B")
+    .get("j0")
+    .get("sbj")
+    .i32Mul()
+    .i32(2)
+    .i32Shl()
+    .i32Add()
+    .get("sbk")
+    .get("sbj");
+}
+
+/** Pushes pb + j0·K·4: where the packed panel of columns j0 on starts when all of B is packed. */
+function pushPackedPanel(x: FuncBuilder): FuncBuilder {
+  return x.get("pb").get("j0").get("K").i32Mul().i32(2).i32Shl().i32Add();
+}
+
+/** nv = min(NR, N − j0): the columns of the panel at j0. */
+function panelWidth(h: FuncBuilder, NR: number): void {
+  h.minS(
+    (x) => x.i32(NR),
+    (x) => x.get("N").get("j0").i32Sub(),
+  );
+  h.set("nv");
+}
+
+/** gemm(M, N, K, A, sai, sak, B, sbk, sbj, C, ldc, acc, ws): see the header. */
+function emitGemm(
+  m: ModuleBuilder,
+  { MR, NR, L2F, PBB }: Tile,
+  packA: FuncBuilder,
+  packB: FuncBuilder,
+  kernel: FuncBuilder,
+): FuncBuilder {
+  const f = m.func("gemm", GEMM_PARAMS, []);
+  for (const l of ["pa", "pb", "tmp", "nv", "ldc4", "ctile", "mcmax", "mc", "ablk", "cblk"])
+    f.local(l, "i32");
+  f.local("pball", "i32").local("panel", "i32");
+  f.get("M")
+    .i32(1)
+    .i32LtS()
+    .get("N")
+    .i32(1)
+    .i32LtS()
+    .i32Or()
+    .if((g) => g.return());
+  // rows per L2 block: mcmax = max(MR, floor(L2F / max(K, 1) / MR) * MR)
+  f.i32(L2F)
+    .get("K")
+    .i32(1)
+    .get("K")
+    .i32(1)
+    .i32GtS()
+    .select()
+    .i32DivU()
+    .i32(MR)
+    .i32DivU()
+    .i32(MR)
+    .i32Mul()
+    .set("mcmax");
+  f.i32(MR).get("mcmax").i32(MR).get("mcmax").i32GtS().select().set("mcmax"); // max(MR, ·)
+  // balanced blocks: nb = ⌈M/mcmax⌉ blocks of ⌈⌈M/nb⌉/MR⌉·MR rows (≤ mcmax), so that M = 1024
+  // with mcmax = 1020 is not a 1020-row block plus a 4-row one that re-packs all of B
+  f.local("nb", "i32");
+  f.get("M").get("mcmax").i32Add().i32(1).i32Sub().get("mcmax").i32DivU().set("nb");
+  f.get("M")
+    .get("nb")
+    .i32Add()
+    .i32(1)
+    .i32Sub()
+    .get("nb")
+    .i32DivU()
+    .i32(MR - 1)
+    .i32Add()
+    .i32(MR)
+    .i32DivU()
+    .i32(MR)
+    .i32Mul()
+    .set("mcmax");
+  // workspace: packed A block | packed B panel | scratch tile (16-byte aligned)
+  f.get("ws").i32(15).i32Add().i32(-16).i32And().set("pa");
+  f.get("pa").get("mcmax").i32(4).i32Mul().get("K").i32Mul().i32Add().set("pb");
+  // tmp = pb + max(K·NR·4, PBB)
+  f.get("pb")
+    .i32(PBB)
+    .get("K")
+    .i32(NR * 4)
+    .i32Mul()
+    .i32(PBB)
+    .get("K")
+    .i32(NR * 4)
+    .i32Mul()
+    .i32GtS()
+    .select()
+    .i32Add()
+    .set("tmp");
+  f.bytes("ldc").set("ldc4");
+  // pack all of B once when there are several row blocks and it fits: K·⌈N/NR⌉·NR·4 ≤ PBB
+  f.get("nb")
+    .i32(1)
+    .i32GtS()
+    .get("K")
+    .get("N")
+    .i32(NR - 1)
+    .i32Add()
+    .i32(NR)
+    .i32DivU()
+    .i32Mul()
+    .i32(NR * 4)
+    .i32Mul()
+    .i32(PBB)
+    .i32LeS()
+    .i32And()
+    .set("pball");
+  f.get("pball").if((g) => {
+    g.forUp("j0", "N", NR, (h) => {
+      panelWidth(h, NR);
+      // panel j0/NR at pb + j0·K·4 (each panel is K·NR floats)
+      pushPackedPanel(pushPanelOfB(h)).call(packB);
+    });
+  });
+  f.forUp(
+    "i0",
+    "M",
+    (g) => g.get("mcmax"),
+    (g) => {
+      // a block of mc = min(mcmax, M − i0) rows: pack its A, then every panel of B against it
+      g.minS(
+        (h) => h.get("mcmax"),
+        (h) => h.get("M").get("i0").i32Sub(),
+      );
+      g.set("mc");
+      g.get("A").get("i0").get("sai").i32Mul().i32(2).i32Shl().i32Add().set("ablk");
+      g.get("C").get("i0").get("ldc4").i32Mul().i32Add().set("cblk");
+      g.get("mc").get("K").get("ablk").get("sai").get("sak").get("pa").call(packA);
+      g.forUp("j0", "N", NR, (h) => {
+        panelWidth(h, NR);
+        h.get("pball").if(
+          (x) => {
+            pushPackedPanel(x).set("panel");
+          },
+          (x) => {
+            pushPanelOfB(x).get("pb").call(packB);
+            x.get("pb").set("panel");
+          },
+        );
+        h.get("cblk").bytes("j0").i32Add().set("ctile");
+        h.forUp("ib", "mc", MR, (x) => {
+          // kernel(K, pa + ib·K·4, panel, ctile, ldc4, min(MR, mc − ib), nv, acc, tmp)
+          x.get("K")
+            .get("pa")
+            .get("ib")
             .get("K")
             .i32Mul()
             .i32(2)
             .i32Shl()
             .i32Add()
-            .call(packB);
-        },
-      );
-    });
-    f.for(
-      "i0",
-      (g) => g.i32(0),
-      (g) => g.get("M"),
-      (g) => g.get("mcmax"),
-      (g) => {
-        emitMin(
-          g,
-          (h) => h.get("mcmax"),
-          (h) => h.get("M").get("i0").i32Sub(),
-        );
-        g.set("mc");
-        g.get("A").get("i0").get("sai").i32Mul().i32(2).i32Shl().i32Add().set("ablk");
-        g.get("C").get("i0").get("ldc4").i32Mul().i32Add().set("cblk");
-        g.get("mc").get("K").get("ablk").get("sai").get("sak").get("pa").call(packA);
-        g.for(
-          "j0",
-          (h) => h.i32(0),
-          (h) => h.get("N"),
-          NR,
-          (h) => {
-            emitMin(
-              h,
-              (x) => x.i32(NR),
-              (x) => x.get("N").get("j0").i32Sub(),
-            );
-            h.set("nv");
-            h.get("pball").if(
-              (x) => {
-                x.get("pb").get("j0").get("K").i32Mul().i32(2).i32Shl().i32Add().set("panel");
-              },
-              (x) => {
-                x.get("K")
-                  .get("nv")
-                  .get("B")
-                  .get("j0")
-                  .get("sbj")
-                  .i32Mul()
-                  .i32(2)
-                  .i32Shl()
-                  .i32Add()
-                  .get("sbk")
-                  .get("sbj")
-                  .get("pb")
-                  .call(packB);
-                x.get("pb").set("panel");
-              },
-            );
-            h.get("cblk").get("j0").i32(2).i32Shl().i32Add().set("ctile");
-            h.for(
-              "ib",
-              (x) => x.i32(0),
-              (x) => x.get("mc"),
-              MR,
-              (x) => {
-                x.get("K")
-                  .get("pa")
-                  .get("ib")
-                  .get("K")
-                  .i32Mul()
-                  .i32(2)
-                  .i32Shl()
-                  .i32Add()
-                  .get("panel")
-                  .get("ctile")
-                  .get("ldc4");
-                emitMin(
-                  x,
-                  (y) => y.i32(MR),
-                  (y) => y.get("mc").get("ib").i32Sub(),
-                );
-                x.get("nv").get("acc").get("tmp").call(kernel);
-                x.get("ctile").get("ldc4").i32(MR).i32Mul().i32Add().set("ctile");
-              },
-            );
-          },
-        );
-      },
-    );
-  }
-  // gemm_batched(count, strideA, strideB, strideC, M, N, K, A, sai, sak, B, sbk, sbj, C, ldc,
-  //              acc, ws): `count` independent products; strides in elements.
-  {
-    const f = m.func(
-      "gemm_batched",
-      [
-        ["count", "i32"],
-        ["strideA", "i32"],
-        ["strideB", "i32"],
-        ["strideC", "i32"],
-        ...GEMM_PARAMS,
-      ],
-      [],
-    );
-    f.for(
-      "b",
-      (g) => g.i32(0),
-      (g) => g.get("count"),
-      1,
-      (g) => {
-        for (const [name] of GEMM_PARAMS) g.get(name);
-        g.call(gemm);
-        for (const [ptr, stride] of [
-          ["A", "strideA"],
-          ["B", "strideB"],
-          ["C", "strideC"],
-        ] as const)
-          g.get(ptr).get(stride).i32(2).i32Shl().i32Add().set(ptr);
-      },
-    );
-  }
-  return m.encode();
+            .get("panel")
+            .get("ctile")
+            .get("ldc4");
+          x.minS(
+            (y) => y.i32(MR),
+            (y) => y.get("mc").get("ib").i32Sub(),
+          );
+          x.get("nv").get("acc").get("tmp").call(kernel);
+          x.get("ctile").get("ldc4").i32(MR).i32Mul().i32Add().set("ctile");
+        });
+      });
+    },
+  );
+  return f;
+}
+
+/**
+ * gemm_batched(count, strideA, strideB, strideC, M, N, K, A, sai, sak, B, sbk, sbj, C, ldc,
+ * acc, ws): `count` independent products; strides in elements.
+ */
+function emitGemmBatched(m: ModuleBuilder, gemm: FuncBuilder): void {
+  const f = m.func(
+    "gemm_batched",
+    [["count", "i32"], ["strideA", "i32"], ["strideB", "i32"], ["strideC", "i32"], ...GEMM_PARAMS],
+    [],
+  );
+  f.forUp("b", "count", 1, (g) => {
+    for (const [name] of GEMM_PARAMS) g.get(name);
+    g.call(gemm);
+    for (const [ptr, stride] of [
+      ["A", "strideA"],
+      ["B", "strideB"],
+      ["C", "strideC"],
+    ] as const)
+      g.get(ptr).bytes(stride).i32Add().set(ptr);
+  });
 }
 
 const GEMM_PARAMS: [string, "i32"][] = [

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mulberry32 } from "../../../random.js";
-import { DEFAULT_GPT_CONFIG, Gpt, gelu, geluGrad, type LossDatum, lossAndGrad } from "../model.js";
+import { gelu, geluGrad } from "../functional.js";
+import { type LossDatum, lossAndGrad } from "../loss-and-grad.js";
+import { DEFAULT_GPT_CONFIG, Gpt } from "../model.js";
 import { instantiateOps } from "./ops-wasm.js";
 
 /** A fresh memory with the ops, and a bump allocator of float offsets into it. */

@@ -351,6 +351,51 @@ export class FuncBuilder {
     });
   }
 
+  /** `for (v = 0; v < end; v += step) body`, `end` a local's name or code that pushes it. */
+  forUp(
+    v: string,
+    end: string | ((f: this) => void),
+    step: number | ((f: this) => void),
+    body: (f: this) => void,
+  ): this {
+    return this.for(
+      v,
+      (f) => f.i32(0),
+      typeof end === "string" ? (f) => f.get(end) : end,
+      step,
+      body,
+    );
+  }
+
+  // common idioms of the kernels (each is the instruction sequence its comment spells)
+
+  /** local `name` += `by` (a constant, or another local's name). */
+  inc(name: string, by: number | string): this {
+    this.get(name);
+    if (typeof by === "number") this.i32(by);
+    else this.get(by);
+    return this.i32Add().set(name);
+  }
+
+  /** Pushes local `base` + local `index` (a byte address). */
+  addr(base: string, index: string): this {
+    return this.get(base).get(index).i32Add();
+  }
+
+  /** Pushes 4·local `name` (floats → bytes, as a shift). */
+  bytes(name: string): this {
+    return this.get(name).i32(2).i32Shl();
+  }
+
+  /** Pushes min(a, b) (signed i32), each operand pushed by its emitter (each emitted twice). */
+  minS(a: (f: this) => void, b: (f: this) => void): this {
+    a(this);
+    b(this);
+    a(this);
+    b(this);
+    return this.i32LtS().select();
+  }
+
   /** Encoded function body (locals + expression). */
   encodeBody(): number[] {
     const groups: number[][] = [];
