@@ -1,20 +1,10 @@
 /**
- * What a training run leaves in its output directory, and how a resume reads it back.
- *
- *   OUTPUT/
- *     config.json                 the resolved config of the run
- *     metrics.jsonl               one JSON object per step
- *     consumed.jsonl              {step, tasks: [{id, ordinal}], skipped?: [...]} per step: the tasks
- *                                 each step trained, and those it consumed unrun (skipSettled)
- *     traces.db                   the gateway's traces (SQLite)
- *     val/step-N.json             per-item validation results
- *     checkpoints/step-N/         backend/ (the backend's checkpoint) + trainer.json
- *     checkpoints/latest.json     {step, dir}: the last complete checkpoint
+ * The trainer's checkpoint state and the file operations under a run directory (run-dir.ts lays
+ * the directory out): an atomic checkpoint write, the latest checkpoint, partial checkpoints a
+ * kill left, and cutting a per-step JSONL file back to a step.
  *
  * A checkpoint directory is built under a temporary name and renamed into place, and latest.json
  * is replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
- * On resume, metrics.jsonl and consumed.jsonl are cut back to the checkpoint's step: the steps a
- * crash lost are run again, and each task shows up once.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
