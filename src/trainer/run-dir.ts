@@ -21,12 +21,12 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../engine/eval.js";
+import { JsonlMetricsSink, truncateJsonl } from "../store/metrics.js";
 import type { LoadedTask } from "./loader.js";
 import {
   cleanPartialCheckpoints,
   readLatest,
   type TrainerState,
-  truncateJsonl,
   writeCheckpoint,
 } from "./state.js";
 
@@ -58,14 +58,14 @@ export class RunDir {
     return readLatest(this.path);
   }
 
-  /** Cuts metrics.jsonl and consumed.jsonl back to `step` (0: a fresh run starts them empty). */
-  truncateAfter(step: number): void {
-    truncateJsonl(this.metricsPath, step);
-    truncateJsonl(this.consumedPath, step);
+  /** metrics.jsonl, as a metrics sink (it cuts the file back to the resumed step itself). */
+  metricsSink(): JsonlMetricsSink {
+    return new JsonlMetricsSink(this.metricsPath);
   }
 
-  appendMetrics(step: number, metrics: Record<string, number>): void {
-    appendFileSync(this.metricsPath, `${JSON.stringify({ step, ...metrics })}\n`);
+  /** Cuts consumed.jsonl back to `step` (0: a fresh run starts it empty). */
+  truncateConsumed(step: number): void {
+    truncateJsonl(this.consumedPath, step);
   }
 
   writeConfig(config: unknown): void {

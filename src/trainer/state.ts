@@ -1,12 +1,12 @@
 /**
  * The trainer's checkpoint state and the file operations under a run directory (run-dir.ts lays
- * the directory out): an atomic checkpoint write, the latest checkpoint, partial checkpoints a
- * kill left, and cutting a per-step JSONL file back to a step.
+ * the directory out): an atomic checkpoint write, the latest checkpoint, the partial checkpoints
+ * a kill left.
  *
  * A checkpoint directory is built under a temporary name and renamed into place, and latest.json
  * is replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../engine/eval.js";
 import type { LoaderState } from "./loader.js";
@@ -85,22 +85,4 @@ export function cleanPartialCheckpoints(output: string): void {
   for (const name of readdirSync(root))
     if (name.startsWith(".") && name.includes(".tmp-"))
       rmSync(join(root, name), { recursive: true, force: true });
-}
-
-/** Keeps the lines of a JSONL file whose `step` is at most `step` (atomically). */
-export function truncateJsonl(path: string, step: number): void {
-  if (!existsSync(path)) return;
-  const kept = readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => {
-      if (!l.trim()) return false;
-      try {
-        return (JSON.parse(l) as { step?: number }).step! <= step;
-      } catch {
-        return false; // a line cut by the kill
-      }
-    });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, kept.length ? `${kept.join("\n")}\n` : "");
-  renameSync(tmp, path);
 }

@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
+import type { MetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
 import type { Episode } from "../types/index.js";
 import { countdownPrompt, countdownRecipeTasks } from "./countdown-recipe.js";
@@ -347,6 +348,57 @@ describe("AgentTrainer", () => {
     assert.deepEqual(await run("seed-b", 3), a);
     const c = await run("seed-c", 4);
     assert.notDeepEqual(c.slice(1), a.slice(1));
+  });
+
+  it("metrics sinks: a custom sink is told of the run, cut back on resume, and gets every step's metrics as metrics.jsonl has them", async () => {
+    const output = join(dir, "sinks");
+    const calls: unknown[][] = [];
+    const sink: MetricsSink = {
+      runStarted: (r) => void calls.push(["runStarted", r.id, r.kind]),
+      truncateAfter: (step) => void calls.push(["truncateAfter", step]),
+      write: (step, m) => void calls.push(["write", step, m]),
+    };
+    const run = async (maxSteps: number, resume: boolean) => {
+      const backend = await tinyBackend(1);
+      try {
+        await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: countdownRecipeTasks("train", 8),
+          backend,
+          config: config({ maxSteps, saveFreq: 1, valFreq: 0, resume }),
+          output,
+          log: () => {},
+          metricsSinks: [sink],
+        }).train();
+      } finally {
+        await backend.close();
+      }
+    };
+    await run(2, false);
+    const runId = `train:${output}`;
+    assert.deepEqual(calls.slice(0, 2), [
+      ["runStarted", runId, "train"],
+      ["truncateAfter", 0],
+    ]);
+    const written = () =>
+      calls.filter((c) => c[0] === "write").map((c) => ({ step: c[1], ...(c[2] as object) }));
+    assert.deepEqual(written(), readJsonl(join(output, "metrics.jsonl")));
+    assert.deepEqual(
+      written().map((m) => m.step),
+      [1, 2],
+    );
+    calls.length = 0;
+    await run(3, true);
+    assert.deepEqual(calls.slice(0, 2), [
+      ["runStarted", runId, "train"],
+      ["truncateAfter", 2],
+    ]);
+    assert.deepEqual(
+      written().map((m) => m.step),
+      [3],
+    );
+    assert.deepEqual(written()[0], readJsonl(join(output, "metrics.jsonl"))[2]);
   });
 
   it("refuses to overwrite a run without --resume", async () => {

@@ -29,6 +29,8 @@ import { runRollouts } from "../engine/engine.js";
 import { InProcessGateway } from "../engine/gateway.js";
 import { mulberry32, seededPermutation } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
+import { type MetricsSink, StoreMetricsSink } from "../store/metrics.js";
+import { Store } from "../store/sqlite.js";
 import type { Datum, Episode, Task } from "../types/index.js";
 import { TaskLoader } from "./loader.js";
 import { formatStepHeader, formatStepLine, formatValidation, startProgressBar } from "./metrics.js";
@@ -55,6 +57,12 @@ export interface AgentTrainerOptions {
   onStep?: (metrics: StepMetrics) => void;
   /** Redraw a progress line on stderr while a batch generates (a TTY). */
   progress?: boolean;
+  /**
+   * More places each step's metrics go (a W&B or TensorBoard logger, a test), besides the two a run
+   * always writes: the run directory's metrics.jsonl and the run's store (traces.db), which the
+   * dashboard reads.
+   */
+  metricsSinks?: MetricsSink[];
 }
 
 export interface TrainResult {
@@ -114,29 +122,38 @@ export class AgentTrainer {
     const maxSteps =
       tc.maxSteps ?? (Number.isFinite(epochs) ? perEpoch * epochs : Number.POSITIVE_INFINITY);
     const sampler = await backend.sampler();
+    // the run's store: the gateway's traces, and the metrics for the dashboard
+    const store = new Store({ path: run.tracesPath });
     const gateway = await InProcessGateway.start(
       {
         upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
         model: sampler.model,
         healthCheckIntervalMs: 0,
       },
-      { storePath: run.tracesPath },
-    );
+      { store },
+    ).catch((e: unknown) => {
+      store.close();
+      throw e;
+    });
     await gateway.setWeightVersion(sampler.weightVersion);
     let version = sampler.weightVersion;
-    // metrics also go to the run's store (traces.db), for the dashboard
-    const store = gateway.gateway.store;
-    const runId = `train:${resolve(output)}`;
-    await store.upsertRun({
-      id: runId,
+    const sinks: MetricsSink[] = [
+      run.metricsSink(),
+      new StoreMetricsSink(store),
+      ...(this.o.metricsSinks ?? []),
+    ];
+    const runInfo = {
+      id: `train:${resolve(output)}`,
       kind: "train",
       config: this.o.config,
       startedAt: Date.now(),
-    });
-    await store.dropMetricsAfter(runId, state.step);
+    } as const;
+    for (const sink of sinks) {
+      await sink.runStarted?.(runInfo);
+      await sink.truncateAfter(state.step);
+    }
     const record = async (step: number, m: StepMetrics) => {
-      run.appendMetrics(step, m);
-      await store.putMetrics(runId, step, m);
+      for (const sink of sinks) await sink.write(step, m);
     };
 
     // the seed of a task's visit (its ordinal): its skip draw and its group's sampling
@@ -313,6 +330,7 @@ export class AgentTrainer {
       }
     } finally {
       await gateway.close();
+      store.close();
     }
     result.steps = state.step;
     result.weightVersion = version;
@@ -322,7 +340,7 @@ export class AgentTrainer {
 
   /**
    * The state to start from: the run's latest checkpoint (its weights loaded into the backend, the
-   * per-step files cut back to its step) under trainer.resume, else step 0 in a fresh directory.
+   * consumed tasks cut back to its step) under trainer.resume, else step 0 in a fresh directory.
    */
   private async startOrResume(run: RunDir): Promise<TrainerState> {
     const tc = this.o.config.trainer;
@@ -344,12 +362,12 @@ export class AgentTrainer {
         `${run.path} already holds a run with checkpoints; pass --resume to continue it or another --output`,
       );
     if (!latest) {
-      run.truncateAfter(0);
+      run.truncateConsumed(0);
       return fresh;
     }
     await this.o.backend.load(join(latest.dir, "backend"));
     const { state } = latest;
-    run.truncateAfter(state.step);
+    run.truncateConsumed(state.step);
     this.log(
       `resume: step ${state.step} from ${latest.dir} (weight version ${state.weightVersion}, ${state.loader.frontier} tasks consumed)`,
     );
