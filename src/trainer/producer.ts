@@ -9,7 +9,8 @@
  *
  * (and while fewer than `maxInFlight` are generating, and the steps left need more). A batch
  * first waits for every group launched at a weight version ≤ current − staleness (they would get
- * too stale), then fills up with finished groups, oldest launch first. Synchronous (on-policy)
+ * too stale), then fills up with finished groups, oldest launch first; when `maxInFlight` is below
+ * a batch, its remaining groups are launched as others finish. Synchronous (on-policy)
  * training is staleness 0: a batch is launched, trained, and only then is the next launched.
  *
  * Every task the loader hands out is either launched or skipped (trainer.skipSettled); skipped
@@ -175,7 +176,11 @@ export class GroupProducer {
       inFlight.splice(inFlight.indexOf(f), 1);
     };
     for (const f of mustWait.slice(0, batchSize)) take(f);
-    while (batch.length < batchSize && inFlight.length > 0) {
+    while (batch.length < batchSize) {
+      // under an engine.concurrency below one batch, the batch's later groups start as earlier
+      // ones finish (otherwise a step's fill already launched the whole batch)
+      if (batch.length + inFlight.length < batchSize) this.fill(version);
+      if (inFlight.length === 0) break;
       const ready = inFlight
         .filter((f) => f.done)
         .sort((a, b) => a.launchVersion - b.launchVersion);

@@ -401,6 +401,50 @@ describe("AgentTrainer", () => {
     assert.deepEqual(written()[0], readJsonl(join(output, "metrics.jsonl"))[2]);
   });
 
+  it("engine.concurrency caps the rollouts generating at once, below one batch too; unset, a whole batch generates at once", async () => {
+    const train = countdownRecipeTasks("train", 8);
+    const agent = chatAgent({ name: "cd", userPrompt: countdownPrompt });
+    const run = async (name: string, concurrency: number | undefined) => {
+      let running = 0;
+      let peak = 0;
+      const counted = rollout(
+        async (task, cfg) => {
+          peak = Math.max(peak, ++running);
+          await new Promise((r) => setTimeout(r, 40));
+          try {
+            await agent.run(task, cfg);
+          } finally {
+            running--;
+          }
+        },
+        { name: "counted" },
+      );
+      const backend = await tinyBackend(1);
+      const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0 });
+      try {
+        await new AgentTrainer({
+          rollout: counted,
+          evaluator: parity,
+          trainDataset: train,
+          backend,
+          config: { ...cfg, engine: { ...cfg.engine, concurrency } },
+          output: join(dir, name),
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+      const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
+        tasks: unknown[];
+      }[];
+      return { peak, groupsPerStep: consumed.map((c) => c.tasks.length) };
+    };
+    // groupSize 4 × batchSize 2 = 8 rollouts a batch
+    assert.deepEqual(await run("conc-3", 3), { peak: 3, groupsPerStep: [2, 2] });
+    assert.deepEqual(await run("conc-5", 5), { peak: 4, groupsPerStep: [2, 2] }, "whole groups");
+    assert.deepEqual(await run("conc-unset", undefined), { peak: 8, groupsPerStep: [2, 2] });
+  });
+
   it("refuses to overwrite a run without --resume", async () => {
     const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
     try {

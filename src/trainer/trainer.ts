@@ -8,7 +8,7 @@
  *   (a new weight version, set on the gateway so traces carry it) → metrics → validation every
  *   valFreq steps → checkpoint every saveFreq steps.
  *
- * Generation and training overlap in one scheme: a producer launches groups while
+ * Generation and training overlap in one scheme (producer.ts): groups are launched while
  *
  *     groups launched < (steps done + 1 + staleness) × batchSize
  *
@@ -17,7 +17,11 @@
  * the weights it was sampled with. Synchronous (on-policy) training is staleness 0: a batch is
  * launched, trained, and only then is the next launched. `async` uses the configured staleness
  * and turns on truncated importance sampling (tisCap 2, log π_old from the trainer's current
- * weights) unless the loss sets its own.
+ * weights) unless the loss sets its own. `engine.concurrency`, where set, caps the rollouts
+ * generating at once (see groupConcurrency).
+ *
+ * The run's files (metrics, consumed tasks, validation, checkpoints) are laid out in run-dir.ts;
+ * metrics also go to every MetricsSink (store/metrics.ts).
  */
 import { join, resolve } from "node:path";
 import { type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
@@ -41,13 +45,47 @@ import { Validation } from "./validation.js";
 
 export type StepMetrics = Record<string, number>;
 
+/**
+ * The config sections the trainer reads. `engine.concurrency` caps the rollouts generating at once
+ * (training groups and validation alike) where it is set; left unset (undefined), training keeps
+ * at least one batch generating (and the staleness look-ahead), as many groups as 64 rollouts
+ * allow beyond that, and validation runs 64 rollouts at once.
+ */
+export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "optim"> & {
+  engine: Omit<RllmConfig["engine"], "concurrency"> & { concurrency?: number };
+};
+
+/** The rollouts of unset engine.concurrency (the config's default, and the engine's). */
+const DEFAULT_CONCURRENCY = 64;
+
+/**
+ * Training groups generating at once, and rollouts at once within a group: with engine.concurrency
+ * c set, ⌊c / groupSize⌋ whole groups (one group of c when c < groupSize), so never more than c
+ * rollouts; unset, at least a batch (see AgentTrainerConfig).
+ */
+export function groupConcurrency(
+  concurrency: number | undefined,
+  groupSize: number,
+  batchSize: number,
+): { groups: number; rolloutsPerGroup: number } {
+  if (concurrency === undefined)
+    return {
+      groups: Math.max(1, Math.ceil(DEFAULT_CONCURRENCY / groupSize), batchSize),
+      rolloutsPerGroup: groupSize,
+    };
+  return {
+    groups: Math.max(1, Math.floor(concurrency / groupSize)),
+    rolloutsPerGroup: Math.min(groupSize, concurrency),
+  };
+}
+
 export interface AgentTrainerOptions {
   rollout: Rollout;
   evaluator: Evaluator<Episode>;
   trainDataset: Task[];
   valDataset?: Task[];
   backend: TrainingBackend;
-  config: Pick<RllmConfig, "trainer" | "algorithm" | "optim" | "engine">;
+  config: AgentTrainerConfig;
   /** Where metrics, checkpoints and traces go (default config.trainer.output). */
   output?: string;
   /** Lines for the console (default stderr). */
@@ -165,12 +203,13 @@ export class AgentTrainer {
       state.settled,
     );
     const staleness = tc.async ? tc.staleness : 0;
+    const inFlight = groupConcurrency(engine.concurrency, tc.groupSize, tc.batchSize);
     const producer = new GroupProducer({
       loader,
       batchSize: tc.batchSize,
       staleness,
       maxGroups: (maxSteps - state.step) * tc.batchSize,
-      maxInFlight: Math.max(1, Math.ceil(engine.concurrency / tc.groupSize), tc.batchSize),
+      maxInFlight: inFlight.groups,
       settled,
       generate: async (loaded, launchVersion) => {
         const r = await runRollouts([loaded.task], {
@@ -178,7 +217,7 @@ export class AgentTrainer {
           rollout: this.o.rollout,
           evaluator: this.o.evaluator,
           groupSize: tc.groupSize,
-          concurrency: tc.groupSize,
+          concurrency: inFlight.rolloutsPerGroup,
           timeoutMs: engine.timeoutSeconds * 1000,
           infraRetries: engine.infraRetries,
           model: sampler.model,

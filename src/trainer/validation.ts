@@ -22,7 +22,8 @@ export interface ValidationOptions {
   model: string;
   samplingParams: SamplingParams;
   seed: number;
-  engine: Pick<RllmConfig["engine"], "concurrency" | "timeoutSeconds" | "infraRetries">;
+  /** concurrency: rollouts at once (unset: the engine's default). */
+  engine: Pick<RllmConfig["engine"], "timeoutSeconds" | "infraRetries"> & { concurrency?: number };
   runDir: RunDir;
 }
 
