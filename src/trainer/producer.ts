@@ -127,25 +127,49 @@ export class GroupProducer {
 
   /** Launches groups at weight version `version` while the staleness rule allows. */
   fill(version: number): void {
-    const { batchSize, staleness, loader } = this.o;
+    const { batchSize, staleness } = this.o;
     while (
       !this.exhausted &&
       this.launched < (this.stepsDone + 1 + staleness) * batchSize &&
       this.launched < this.o.maxGroups &&
       this.inFlight.filter((f) => !f.done).length < this.o.maxInFlight
     ) {
-      const next = loader.take();
-      if (!next) {
-        this.exhausted = true;
-        break;
-      }
-      if (this.o.settled.skips(next)) {
-        this.skipped.push(next);
-        continue;
-      }
+      const next = this.nextTask();
+      if (!next) break;
       this.inFlight.push(this.launch(next, version));
       this.launched++;
     }
+  }
+
+  /** The next task to launch: skipped ones are set aside; undefined when the data is used up. */
+  private nextTask(): LoadedTask | undefined {
+    while (!this.exhausted) {
+      const next = this.o.loader.take();
+      if (!next) this.exhausted = true;
+      else if (this.o.settled.skips(next)) this.skipped.push(next);
+      else return next;
+    }
+    return undefined;
+  }
+
+  /**
+   * An extra draw for the batch being built (rejection sampling): `n` more groups at weight
+   * version `version`, at most `maxInFlight` generating at once; returns them in launch order once
+   * all are done (fewer when the data runs out). On-policy only: nothing else may be in flight.
+   */
+  async draw(n: number, version: number): Promise<Group[]> {
+    const out: Group[] = [];
+    let i = 0;
+    const worker = async () => {
+      while (i < n) {
+        const next = this.nextTask();
+        if (!next) return;
+        const at = i++;
+        out[at] = await this.o.generate(next, version);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(n, this.o.maxInFlight) }, worker));
+    return out.filter((g) => g !== undefined);
   }
 
   private launch(loaded: LoadedTask, launchVersion: number): InFlight {
@@ -194,17 +218,19 @@ export class GroupProducer {
   }
 
   /**
-   * Records that a step trained `groups`: their tasks, and the skipped ones handed out since the
-   * last step, count as consumed. Returns the skipped tasks.
+   * Records that a step trained `groups`: their tasks, those of the groups it generated and
+   * rejected, and the skipped ones handed out since the last step count as consumed. Returns the
+   * skipped tasks.
    */
-  commit(groups: readonly Group[]): { skipped: LoadedTask[] } {
+  commit(groups: readonly Group[], rejected: readonly Group[] = []): { skipped: LoadedTask[] } {
     const skipped = this.skipped;
     this.skipped = [];
     this.o.loader.markTrained([
       ...groups.map((g) => g.loaded.ordinal),
+      ...rejected.map((g) => g.loaded.ordinal),
       ...skipped.map((t) => t.ordinal),
     ]);
-    this.o.settled.record(groups);
+    this.o.settled.record([...groups, ...rejected]);
     this.stepsDone++;
     return { skipped };
   }

@@ -445,6 +445,83 @@ describe("AgentTrainer", () => {
     assert.deepEqual(await run("conc-unset", undefined), { peak: 8, groupsPerStep: [2, 2] });
   });
 
+  it("algorithm.rejectionSampling: groups with every reward alike are rejected and replaced by more draws, consumed once, counted", async () => {
+    const train = countdownRecipeTasks("train", 8);
+    // the first 4 tasks score the same whatever the model says; the rest are half right per group
+    const fixed = new Map(train.slice(0, 4).map((t, i) => [t.id, i % 2]));
+    const run = async (name: string, enabled: boolean, more: Record<string, unknown> = {}) => {
+      const calls = new Map<string, number>();
+      const mixed = evaluator<Episode>((task) => {
+        const n = calls.get(task.id) ?? 0;
+        calls.set(task.id, n + 1);
+        const reward = fixed.get(task.id) ?? n % 2;
+        return { reward, isCorrect: reward === 1 };
+      });
+      const backend = await tinyBackend(3);
+      const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0, ...more });
+      try {
+        await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: mixed,
+          trainDataset: train,
+          backend,
+          config: {
+            ...cfg,
+            algorithm: {
+              ...cfg.algorithm,
+              rejectionSampling: { ...cfg.algorithm.rejectionSampling, enabled },
+            },
+          },
+          output: join(dir, name),
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+      const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
+        tasks: { id: string; ordinal: number }[];
+        rejected?: { id: string; ordinal: number }[];
+      }[];
+      const metrics = readJsonl(join(dir, name, "metrics.jsonl"));
+      return { consumed, metrics };
+    };
+    const off = await run("rejection-off", false);
+    assert.ok(
+      off.consumed.some((c) => c.tasks.some((t) => fixed.has(t.id))),
+      "without it, a settled task is trained",
+    );
+    assert.ok(off.metrics.every((m) => m["rejection/draws"] === undefined));
+
+    const on = await run("rejection-on", true);
+    const trained = on.consumed.flatMap((c) => c.tasks);
+    const rejected = on.consumed.flatMap((c) => c.rejected ?? []);
+    assert.deepEqual(
+      on.consumed.map((c) => c.tasks.length),
+      [2, 2],
+      "full batches of accepted groups",
+    );
+    for (const t of trained) assert.ok(!fixed.has(t.id), `${t.id} scores all alike, trained`);
+    assert.ok(rejected.length > 0);
+    for (const t of rejected) assert.ok(fixed.has(t.id), `${t.id} was rejected`);
+    const ordinals = [...trained, ...rejected].map((t) => t.ordinal).sort((a, b) => a - b);
+    assert.deepEqual(ordinals, [...new Set(ordinals)], "every task generated once");
+    assert.deepEqual(
+      on.metrics.map((m) => m["rejection/groups_accepted"]),
+      [2, 2],
+    );
+    assert.equal(
+      on.metrics.reduce(
+        (a, m) => a + m["rejection/rejected_solved_all"]! + m["rejection/rejected_solved_none"]!,
+        0,
+      ),
+      rejected.length,
+    );
+    await assert.rejects(
+      run("rejection-async", true, { async: true }),
+      /algorithm\.rejectionSampling.*trainer\.async/,
+    );
+  });
+
   it("refuses to overwrite a run without --resume", async () => {
     const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
     try {

@@ -39,6 +39,7 @@ import type { Datum, Episode, Task } from "../types/index.js";
 import { TaskLoader } from "./loader.js";
 import { formatStepHeader, formatStepLine, formatValidation, startProgressBar } from "./metrics.js";
 import { type Group, GroupProducer, rolloutFailure, SettledTasks } from "./producer.js";
+import { rejectionSample } from "./rejection.js";
 import { RunDir } from "./run-dir.js";
 import { TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
 import { Validation } from "./validation.js";
@@ -147,6 +148,10 @@ export class AgentTrainer {
     const backend = this.o.backend;
     const output = this.o.output ?? tc.output;
     if (!output) throw new Error("AgentTrainer needs an output directory (config.trainer.output)");
+    if (tc.async && this.o.config.algorithm.rejectionSampling.enabled)
+      throw new Error(
+        "algorithm.rejectionSampling draws more groups at the current weights while a step waits, which only on-policy training does: set trainer.async to false, or algorithm.rejectionSampling.enabled to false",
+      );
     const run = RunDir.open(output);
     const loss = this.loss();
     let state = await this.startOrResume(run);
@@ -203,6 +208,7 @@ export class AgentTrainer {
       state.settled,
     );
     const staleness = tc.async ? tc.staleness : 0;
+    const { rejectionSampling } = this.o.config.algorithm;
     const inFlight = groupConcurrency(engine.concurrency, tc.groupSize, tc.batchSize);
     const producer = new GroupProducer({
       loader,
@@ -306,19 +312,32 @@ export class AgentTrainer {
           result.stoppedBy = "data";
           break;
         }
-        const tGen = performance.now();
-        const episodes = groups.flatMap((g) => g.episodes);
         // Nothing to learn from, and its tasks must not count as trained: stop here (the last
         // checkpoint is intact; --resume after the fix runs these tasks again), once the groups
         // still generating (async mode) have settled.
-        const broken = rolloutFailure(episodes, `step ${state.step + 1}`);
+        const broken = rolloutFailure(
+          groups.flatMap((g) => g.episodes),
+          `step ${state.step + 1}`,
+        );
         if (broken) {
           await producer.drain();
           throw broken;
         }
+        const {
+          trained,
+          rejected,
+          metrics: rejection,
+        } = rejectionSampling.enabled
+          ? await rejectionSample(groups, (n) => producer.draw(n, version), {
+              ...rejectionSampling,
+              targetGroups: tc.batchSize,
+            })
+          : { trained: groups, rejected: [], metrics: {} };
+        const tGen = performance.now();
+        const episodes = trained.flatMap((g) => g.episodes);
         const progress = Number.isFinite(maxSteps) ? undefined : elapsed() / tc.maxSeconds!;
         const m = await this.trainStep(
-          groups,
+          trained,
           episodes,
           loss,
           version,
@@ -328,13 +347,13 @@ export class AgentTrainer {
         );
         version = (await backend.saveForSampler()).weightVersion;
         await gateway.setWeightVersion(version);
-        const { skipped } = producer.commit(groups);
+        const { skipped } = producer.commit(trained, rejected);
         state = { ...state, step: state.step + 1 };
         result.newSteps++;
         run.recordConsumed(
           state.step,
-          groups.map((g) => g.loaded),
-          { skipped },
+          trained.map((g) => g.loaded),
+          { skipped, rejected: rejected.map((g) => g.loaded) },
         );
         producer.fill(version); // the next batch starts generating while we validate and checkpoint
         const stepMetrics: StepMetrics = {
@@ -342,6 +361,7 @@ export class AgentTrainer {
           epoch: groups[0]!.loaded.epoch,
           weight_version: version,
           ...m,
+          ...rejection,
           ...(tc.skipSettled > 0
             ? { "data/skipped_settled": skipped.length, "data/settled_tasks": settled.settled.size }
             : {}),
@@ -439,7 +459,9 @@ export class AgentTrainer {
     const staleness = datums.map((d) => version - d.weightVersion);
     m["staleness/mean"] = mean(staleness);
     m["staleness/max"] = staleness.length ? Math.max(...staleness) : 0;
-    m["staleness/launch_max"] = Math.max(...groups.map((g) => version - g.launchVersion));
+    m["staleness/launch_max"] = groups.length
+      ? Math.max(...groups.map((g) => version - g.launchVersion))
+      : 0; // (rejection sampling accepted none)
     const lr = learningRate(
       {
         lr: optim.lr ?? RL_DEFAULT_LR,
