@@ -56,6 +56,9 @@ export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "opt
   engine: Omit<RllmConfig["engine"], "concurrency"> & { concurrency?: number };
 };
 
+/** The seed of a task's visit (its ordinal): its skipSettled draw and its group's sampling. */
+const visitSeed = (seed: number, ordinal: number) => (seed * 1_000_003 + ordinal) >>> 0;
+
 /** The rollouts of unset engine.concurrency (the config's default, and the engine's). */
 const DEFAULT_CONCURRENCY = 64;
 
@@ -144,11 +147,11 @@ export class AgentTrainer {
   }
 
   async train(): Promise<TrainResult> {
-    const { trainer: tc, engine } = this.o.config;
+    const { trainer: tc, algorithm } = this.o.config;
     const backend = this.o.backend;
     const output = this.o.output ?? tc.output;
     if (!output) throw new Error("AgentTrainer needs an output directory (config.trainer.output)");
-    if (tc.async && this.o.config.algorithm.rejectionSampling.enabled)
+    if (tc.async && algorithm.rejectionSampling.enabled)
       throw new Error(
         "algorithm.rejectionSampling draws more groups at the current weights while a step waits, which only on-policy training does: set trainer.async to false, or algorithm.rejectionSampling.enabled to false",
       );
@@ -164,77 +167,21 @@ export class AgentTrainer {
     // (maxSteps is open only under a time budget: a decaying lr then follows the time spent)
     const maxSteps =
       tc.maxSteps ?? (Number.isFinite(epochs) ? perEpoch * epochs : Number.POSITIVE_INFINITY);
-    const sampler = await backend.sampler();
-    // the run's store: the gateway's traces, and the metrics for the dashboard
-    const store = new Store({ path: run.tracesPath });
-    const gateway = await InProcessGateway.start(
-      {
-        upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
-        model: sampler.model,
-        healthCheckIntervalMs: 0,
-      },
-      { store },
-    ).catch((e: unknown) => {
-      store.close();
-      throw e;
-    });
-    await gateway.setWeightVersion(sampler.weightVersion);
-    let version = sampler.weightVersion;
-    const sinks: MetricsSink[] = [
-      run.metricsSink(),
-      new StoreMetricsSink(store),
-      ...(this.o.metricsSinks ?? []),
-    ];
-    const runInfo = {
-      id: `train:${resolve(output)}`,
-      kind: "train",
-      config: this.o.config,
-      startedAt: Date.now(),
-    } as const;
-    for (const sink of sinks) {
-      await sink.runStarted?.(runInfo);
-      await sink.truncateAfter(state.step);
-    }
-    const record = async (step: number, m: StepMetrics) => {
-      for (const sink of sinks) await sink.write(step, m);
-    };
-
-    // the seed of a task's visit (its ordinal): its skip draw and its group's sampling
-    const visitSeed = (ordinal: number) => (tc.seed * 1_000_003 + ordinal) >>> 0;
+    const { gateway, store, model, weightVersion } = await this.startGateway(run);
+    let version = weightVersion;
+    const record = await this.openMetrics(run, store, state.step);
     const settled = new SettledTasks(
       tc.skipSettled,
       this.o.trainDataset.length,
-      (ordinal) => mulberry32(visitSeed(ordinal))(),
+      (ordinal) => mulberry32(visitSeed(tc.seed, ordinal))(),
       state.settled,
     );
-    const staleness = tc.async ? tc.staleness : 0;
-    const { rejectionSampling } = this.o.config.algorithm;
-    const inFlight = groupConcurrency(engine.concurrency, tc.groupSize, tc.batchSize);
-    const producer = new GroupProducer({
+    const producer = this.groupProducer({
       loader,
-      batchSize: tc.batchSize,
-      staleness,
-      maxGroups: (maxSteps - state.step) * tc.batchSize,
-      maxInFlight: inFlight.groups,
       settled,
-      generate: async (loaded, launchVersion) => {
-        const r = await runRollouts([loaded.task], {
-          gateway,
-          rollout: this.o.rollout,
-          evaluator: this.o.evaluator,
-          groupSize: tc.groupSize,
-          concurrency: inFlight.rolloutsPerGroup,
-          timeoutMs: engine.timeoutSeconds * 1000,
-          infraRetries: engine.infraRetries,
-          model: sampler.model,
-          samplingParams: tc.samplingParams,
-          // a task's visit samples apart from its other visits: a rerun repeats it
-          seed: visitSeed(loaded.ordinal),
-          runId: `train-${loaded.ordinal}-v${launchVersion}`,
-        });
-        const errors = r.metrics.errors + r.metrics.timeouts + r.metrics.infraFailed;
-        return { loaded, launchVersion, episodes: r.episodes, errors };
-      },
+      gateway,
+      model,
+      maxGroups: (maxSteps - state.step) * tc.batchSize,
     });
     const validation = new Validation({
       tasks: this.o.valDataset ?? [],
@@ -242,11 +189,11 @@ export class AgentTrainer {
       gateway,
       rollout: this.o.rollout,
       evaluator: this.o.evaluator,
-      model: sampler.model,
+      model,
       samplingParams: tc.valSamplingParams,
       // every validation draws the same numbers per (task, attempt): the curve moves with the model
       seed: tc.seed,
-      engine,
+      engine: this.o.config.engine,
       runDir: run,
     });
 
@@ -294,51 +241,17 @@ export class AgentTrainer {
           break;
         }
         const tStep = performance.now();
-        producer.fill(version);
-        const stopBar = this.o.progress
-          ? startProgressBar(() => ({
-              ready: producer.ready,
-              total: tc.batchSize,
-              text: `step ${state.step + 1}${Number.isFinite(maxSteps) ? `/${maxSteps}` : ""}: ${producer.ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s`,
-            }))
-          : undefined;
-        let groups: Group[];
-        try {
-          groups = await producer.nextBatch(version);
-        } finally {
-          stopBar?.();
-        }
-        if (groups.length === 0) {
+        const progressLine = () =>
+          `step ${state.step + 1}${Number.isFinite(maxSteps) ? `/${maxSteps}` : ""}: ${producer.ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s`;
+        const batch = await this.generateBatch(producer, version, state.step + 1, progressLine);
+        if (!batch) {
           result.stoppedBy = "data";
           break;
         }
-        // Nothing to learn from, and its tasks must not count as trained: stop here (the last
-        // checkpoint is intact; --resume after the fix runs these tasks again), once the groups
-        // still generating (async mode) have settled.
-        const broken = rolloutFailure(
-          groups.flatMap((g) => g.episodes),
-          `step ${state.step + 1}`,
-        );
-        if (broken) {
-          await producer.drain();
-          throw broken;
-        }
-        const {
-          trained,
-          rejected,
-          metrics: rejection,
-        } = rejectionSampling.enabled
-          ? await rejectionSample(groups, (n) => producer.draw(n, version), {
-              ...rejectionSampling,
-              targetGroups: tc.batchSize,
-            })
-          : { trained: groups, rejected: [], metrics: {} };
         const tGen = performance.now();
-        const episodes = trained.flatMap((g) => g.episodes);
         const progress = Number.isFinite(maxSteps) ? undefined : elapsed() / tc.maxSeconds!;
         const m = await this.trainStep(
-          trained,
-          episodes,
+          batch.trained,
           loss,
           version,
           state.step,
@@ -347,21 +260,21 @@ export class AgentTrainer {
         );
         version = (await backend.saveForSampler()).weightVersion;
         await gateway.setWeightVersion(version);
-        const { skipped } = producer.commit(trained, rejected);
+        const { skipped } = producer.commit(batch.trained, batch.rejected);
         state = { ...state, step: state.step + 1 };
         result.newSteps++;
         run.recordConsumed(
           state.step,
-          trained.map((g) => g.loaded),
-          { skipped, rejected: rejected.map((g) => g.loaded) },
+          batch.trained.map((g) => g.loaded),
+          { skipped, rejected: batch.rejected.map((g) => g.loaded) },
         );
         producer.fill(version); // the next batch starts generating while we validate and checkpoint
         const stepMetrics: StepMetrics = {
           step: state.step,
-          epoch: groups[0]!.loaded.epoch,
+          epoch: batch.epoch,
           weight_version: version,
           ...m,
-          ...rejection,
+          ...batch.metrics,
           ...(tc.skipSettled > 0
             ? { "data/skipped_settled": skipped.length, "data/settled_tasks": settled.settled.size }
             : {}),
@@ -395,6 +308,145 @@ export class AgentTrainer {
     result.weightVersion = version;
     result.lastCheckpoint = lastCheckpoint;
     return result;
+  }
+
+  /**
+   * The gateway the rollouts go through, in process, in front of the backend's sampler, with the
+   * run's store (traces.db: the traces, and the metrics for the dashboard).
+   */
+  private async startGateway(run: RunDir) {
+    const sampler = await this.o.backend.sampler();
+    const store = new Store({ path: run.tracesPath });
+    const gateway = await InProcessGateway.start(
+      {
+        upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
+        model: sampler.model,
+        healthCheckIntervalMs: 0,
+      },
+      { store },
+    ).catch((e: unknown) => {
+      store.close();
+      throw e;
+    });
+    await gateway.setWeightVersion(sampler.weightVersion);
+    return { gateway, store, model: sampler.model, weightVersion: sampler.weightVersion };
+  }
+
+  /**
+   * Tells every metrics sink of the run, cut back to `step` (the one it starts from); returns
+   * the function that writes one step's metrics to all of them.
+   */
+  private async openMetrics(
+    run: RunDir,
+    store: Store,
+    step: number,
+  ): Promise<(step: number, metrics: StepMetrics) => Promise<void>> {
+    const sinks: MetricsSink[] = [
+      run.metricsSink(),
+      new StoreMetricsSink(store),
+      ...(this.o.metricsSinks ?? []),
+    ];
+    const info = {
+      id: `train:${resolve(run.path)}`,
+      kind: "train",
+      config: this.o.config,
+      startedAt: Date.now(),
+    } as const;
+    for (const sink of sinks) {
+      await sink.runStarted?.(info);
+      await sink.truncateAfter(step);
+    }
+    return async (s, m) => {
+      for (const sink of sinks) await sink.write(s, m);
+    };
+  }
+
+  /** The producer of training groups: each one task × groupSize rollouts through the gateway. */
+  private groupProducer(o: {
+    loader: TaskLoader;
+    settled: SettledTasks;
+    gateway: InProcessGateway;
+    model: string;
+    maxGroups: number;
+  }): GroupProducer {
+    const { trainer: tc, engine } = this.o.config;
+    const inFlight = groupConcurrency(engine.concurrency, tc.groupSize, tc.batchSize);
+    return new GroupProducer({
+      loader: o.loader,
+      batchSize: tc.batchSize,
+      staleness: tc.async ? tc.staleness : 0,
+      maxGroups: o.maxGroups,
+      maxInFlight: inFlight.groups,
+      settled: o.settled,
+      generate: async (loaded, launchVersion) => {
+        const r = await runRollouts([loaded.task], {
+          gateway: o.gateway,
+          rollout: this.o.rollout,
+          evaluator: this.o.evaluator,
+          groupSize: tc.groupSize,
+          concurrency: inFlight.rolloutsPerGroup,
+          timeoutMs: engine.timeoutSeconds * 1000,
+          infraRetries: engine.infraRetries,
+          model: o.model,
+          samplingParams: tc.samplingParams,
+          // a task's visit samples apart from its other visits: a rerun repeats it
+          seed: visitSeed(tc.seed, loaded.ordinal),
+          runId: `train-${loaded.ordinal}-v${launchVersion}`,
+        });
+        const errors = r.metrics.errors + r.metrics.timeouts + r.metrics.infraFailed;
+        return { loaded, launchVersion, episodes: r.episodes, errors };
+      },
+    });
+  }
+
+  /**
+   * Step `step`'s groups at weight version `version`: the producer's next batch, less what
+   * rejection sampling rejected and plus what it drew instead; undefined when the data is used
+   * up. Throws when every rollout of the batch failed (nothing to learn from, and its tasks must
+   * not count as trained: the last checkpoint is intact, and --resume after the fix runs them
+   * again), once the groups still generating (async mode) have settled.
+   */
+  private async generateBatch(
+    producer: GroupProducer,
+    version: number,
+    step: number,
+    progressLine: () => string,
+  ): Promise<
+    | { trained: Group[]; rejected: Group[]; epoch: number; metrics: Record<string, number> }
+    | undefined
+  > {
+    const { trainer: tc, algorithm } = this.o.config;
+    producer.fill(version);
+    const stopBar = this.o.progress
+      ? startProgressBar(() => ({
+          ready: producer.ready,
+          total: tc.batchSize,
+          text: progressLine(),
+        }))
+      : undefined;
+    let groups: Group[];
+    try {
+      groups = await producer.nextBatch(version);
+    } finally {
+      stopBar?.();
+    }
+    if (groups.length === 0) return undefined;
+    const broken = rolloutFailure(
+      groups.flatMap((g) => g.episodes),
+      `step ${step}`,
+    );
+    if (broken) {
+      await producer.drain();
+      throw broken;
+    }
+    const epoch = groups[0]!.loaded.epoch;
+    if (!algorithm.rejectionSampling.enabled)
+      return { trained: groups, rejected: [], epoch, metrics: {} };
+    const r = await rejectionSample(groups, (n) => producer.draw(n, version), {
+      ...algorithm.rejectionSampling,
+      targetGroups: tc.batchSize,
+    });
+    return { ...r, epoch };
   }
 
   /**
@@ -436,7 +488,6 @@ export class AgentTrainer {
   /** algorithms → forwardBackward/optimStep; returns the step's metrics. */
   private async trainStep(
     groups: Group[],
-    episodes: Episode[],
     loss: LossSpec,
     version: number,
     step: number,
@@ -448,6 +499,7 @@ export class AgentTrainer {
     const optim = cfg.optim;
     const backend = this.o.backend;
     const m: StepMetrics = {};
+    const episodes = groups.flatMap((g) => g.episodes);
     const scored = episodes.filter((e) => !e.infraFailed);
     m["reward/mean"] = mean(scored.map((e) => e.reward ?? 0));
     m["correct/mean"] = mean(scored.map((e) => (e.isCorrect ? 1 : 0)));
