@@ -7,6 +7,7 @@ import { Agent, request } from "undici";
 import type { GatewayConfig } from "../config/index.js";
 import { Gateway } from "../gateway/server.js";
 import { sessionUrl } from "../gateway/sessions.js";
+import type { Store } from "../store/sqlite.js";
 import type { SamplingParams, TraceRecord } from "../types/index.js";
 
 export interface SessionHandle {
@@ -41,11 +42,13 @@ export class InProcessGateway implements GatewayHandle {
 
   static async start(
     config: Partial<GatewayConfig>,
-    options: { storePath?: string } = {},
+    /** `store`: an open store to use (its owner closes it); else one opened at `storePath`. */
+    options: { storePath?: string; store?: Store } = {},
   ): Promise<InProcessGateway> {
     const gw = new Gateway({
       config: { port: 0, host: "127.0.0.1", ...config },
       ...(options.storePath ? { storePath: options.storePath } : {}),
+      ...(options.store ? { store: options.store } : {}),
     });
     await gw.listen();
     return new InProcessGateway(gw);

@@ -26,3 +26,30 @@ export function formatStepLine(m: Record<string, number>): string {
     return (v === undefined || !Number.isFinite(v) ? "–" : fmt(v)).padStart(w);
   }).join(" ");
 }
+
+/** The validation line of the console: "pass@1 12.5%  pass@2 20.0%". */
+export function formatValidation(v: Record<string, number>): string {
+  return Object.entries(v)
+    .filter(([k]) => k.startsWith("val/pass@"))
+    .map(([k, x]) => `${k.slice(4)} ${(x * 100).toFixed(1)}%`)
+    .join("  ");
+}
+
+/**
+ * Redraws a progress line on stderr every 250 ms while a batch generates; returns the function
+ * that stops it and clears the line.
+ */
+export function startProgressBar(
+  line: () => { ready: number; total: number; text: string },
+): () => void {
+  const timer = setInterval(() => {
+    const { ready, total, text } = line();
+    const width = 20;
+    const filled = Math.min(width, Math.round((ready / total) * width));
+    process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${text}\x1b[K`);
+  }, 250);
+  return () => {
+    clearInterval(timer);
+    process.stderr.write("\r\x1b[K");
+  };
+}

@@ -1,22 +1,12 @@
 /**
- * What a training run leaves in its output directory, and how a resume reads it back.
- *
- *   OUTPUT/
- *     config.json                 the resolved config of the run
- *     metrics.jsonl               one JSON object per step
- *     consumed.jsonl              {step, tasks: [{id, ordinal}], skipped?: [...]} per step: the tasks
- *                                 each step trained, and those it consumed unrun (skipSettled)
- *     traces.db                   the gateway's traces (SQLite)
- *     val/step-N.json             per-item validation results
- *     checkpoints/step-N/         backend/ (the backend's checkpoint) + trainer.json
- *     checkpoints/latest.json     {step, dir}: the last complete checkpoint
+ * The trainer's checkpoint state and the file operations under a run directory (run-dir.ts lays
+ * the directory out): an atomic checkpoint write, the latest checkpoint, the partial checkpoints
+ * a kill left.
  *
  * A checkpoint directory is built under a temporary name and renamed into place, and latest.json
  * is replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
- * On resume, metrics.jsonl and consumed.jsonl are cut back to the checkpoint's step: the steps a
- * crash lost are run again, and each task shows up once.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../engine/eval.js";
 import type { LoaderState } from "./loader.js";
@@ -95,22 +85,4 @@ export function cleanPartialCheckpoints(output: string): void {
   for (const name of readdirSync(root))
     if (name.startsWith(".") && name.includes(".tmp-"))
       rmSync(join(root, name), { recursive: true, force: true });
-}
-
-/** Keeps the lines of a JSONL file whose `step` is at most `step` (atomically). */
-export function truncateJsonl(path: string, step: number): void {
-  if (!existsSync(path)) return;
-  const kept = readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => {
-      if (!l.trim()) return false;
-      try {
-        return (JSON.parse(l) as { step?: number }).step! <= step;
-      } catch {
-        return false; // a line cut by the kill
-      }
-    });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, kept.length ? `${kept.join("\n")}\n` : "");
-  renameSync(tmp, path);
 }

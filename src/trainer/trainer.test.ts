@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
+import type { MetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
 import type { Episode } from "../types/index.js";
 import { countdownPrompt, countdownRecipeTasks } from "./countdown-recipe.js";
@@ -347,6 +348,178 @@ describe("AgentTrainer", () => {
     assert.deepEqual(await run("seed-b", 3), a);
     const c = await run("seed-c", 4);
     assert.notDeepEqual(c.slice(1), a.slice(1));
+  });
+
+  it("metrics sinks: a custom sink is told of the run, cut back on resume, and gets every step's metrics as metrics.jsonl has them", async () => {
+    const output = join(dir, "sinks");
+    const calls: unknown[][] = [];
+    const sink: MetricsSink = {
+      runStarted: (r) => void calls.push(["runStarted", r.id, r.kind]),
+      truncateAfter: (step) => void calls.push(["truncateAfter", step]),
+      write: (step, m) => void calls.push(["write", step, m]),
+    };
+    const run = async (maxSteps: number, resume: boolean) => {
+      const backend = await tinyBackend(1);
+      try {
+        await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: parity,
+          trainDataset: countdownRecipeTasks("train", 8),
+          backend,
+          config: config({ maxSteps, saveFreq: 1, valFreq: 0, resume }),
+          output,
+          log: () => {},
+          metricsSinks: [sink],
+        }).train();
+      } finally {
+        await backend.close();
+      }
+    };
+    await run(2, false);
+    const runId = `train:${output}`;
+    assert.deepEqual(calls.slice(0, 2), [
+      ["runStarted", runId, "train"],
+      ["truncateAfter", 0],
+    ]);
+    const written = () =>
+      calls.filter((c) => c[0] === "write").map((c) => ({ step: c[1], ...(c[2] as object) }));
+    assert.deepEqual(written(), readJsonl(join(output, "metrics.jsonl")));
+    assert.deepEqual(
+      written().map((m) => m.step),
+      [1, 2],
+    );
+    calls.length = 0;
+    await run(3, true);
+    assert.deepEqual(calls.slice(0, 2), [
+      ["runStarted", runId, "train"],
+      ["truncateAfter", 2],
+    ]);
+    assert.deepEqual(
+      written().map((m) => m.step),
+      [3],
+    );
+    assert.deepEqual(written()[0], readJsonl(join(output, "metrics.jsonl"))[2]);
+  });
+
+  it("engine.concurrency caps the rollouts generating at once, below one batch too; unset, a whole batch generates at once", async () => {
+    const train = countdownRecipeTasks("train", 8);
+    const agent = chatAgent({ name: "cd", userPrompt: countdownPrompt });
+    const run = async (name: string, concurrency: number | undefined) => {
+      let running = 0;
+      let peak = 0;
+      const counted = rollout(
+        async (task, cfg) => {
+          peak = Math.max(peak, ++running);
+          await new Promise((r) => setTimeout(r, 40));
+          try {
+            await agent.run(task, cfg);
+          } finally {
+            running--;
+          }
+        },
+        { name: "counted" },
+      );
+      const backend = await tinyBackend(1);
+      const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0 });
+      try {
+        await new AgentTrainer({
+          rollout: counted,
+          evaluator: parity,
+          trainDataset: train,
+          backend,
+          config: { ...cfg, engine: { ...cfg.engine, concurrency } },
+          output: join(dir, name),
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+      const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
+        tasks: unknown[];
+      }[];
+      return { peak, groupsPerStep: consumed.map((c) => c.tasks.length) };
+    };
+    // groupSize 4 × batchSize 2 = 8 rollouts a batch
+    assert.deepEqual(await run("conc-3", 3), { peak: 3, groupsPerStep: [2, 2] });
+    assert.deepEqual(await run("conc-5", 5), { peak: 4, groupsPerStep: [2, 2] }, "whole groups");
+    assert.deepEqual(await run("conc-unset", undefined), { peak: 8, groupsPerStep: [2, 2] });
+  });
+
+  it("algorithm.rejectionSampling: groups with every reward alike are rejected and replaced by more draws, consumed once, counted", async () => {
+    const train = countdownRecipeTasks("train", 8);
+    // the first 4 tasks score the same whatever the model says; the rest are half right per group
+    const fixed = new Map(train.slice(0, 4).map((t, i) => [t.id, i % 2]));
+    const run = async (name: string, enabled: boolean, more: Record<string, unknown> = {}) => {
+      const calls = new Map<string, number>();
+      const mixed = evaluator<Episode>((task) => {
+        const n = calls.get(task.id) ?? 0;
+        calls.set(task.id, n + 1);
+        const reward = fixed.get(task.id) ?? n % 2;
+        return { reward, isCorrect: reward === 1 };
+      });
+      const backend = await tinyBackend(3);
+      const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0, ...more });
+      try {
+        await new AgentTrainer({
+          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+          evaluator: mixed,
+          trainDataset: train,
+          backend,
+          config: {
+            ...cfg,
+            algorithm: {
+              ...cfg.algorithm,
+              rejectionSampling: { ...cfg.algorithm.rejectionSampling, enabled },
+            },
+          },
+          output: join(dir, name),
+          log: () => {},
+        }).train();
+      } finally {
+        await backend.close();
+      }
+      const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
+        tasks: { id: string; ordinal: number }[];
+        rejected?: { id: string; ordinal: number }[];
+      }[];
+      const metrics = readJsonl(join(dir, name, "metrics.jsonl"));
+      return { consumed, metrics };
+    };
+    const off = await run("rejection-off", false);
+    assert.ok(
+      off.consumed.some((c) => c.tasks.some((t) => fixed.has(t.id))),
+      "without it, a settled task is trained",
+    );
+    assert.ok(off.metrics.every((m) => m["rejection/draws"] === undefined));
+
+    const on = await run("rejection-on", true);
+    const trained = on.consumed.flatMap((c) => c.tasks);
+    const rejected = on.consumed.flatMap((c) => c.rejected ?? []);
+    assert.deepEqual(
+      on.consumed.map((c) => c.tasks.length),
+      [2, 2],
+      "full batches of accepted groups",
+    );
+    for (const t of trained) assert.ok(!fixed.has(t.id), `${t.id} scores all alike, trained`);
+    assert.ok(rejected.length > 0);
+    for (const t of rejected) assert.ok(fixed.has(t.id), `${t.id} was rejected`);
+    const ordinals = [...trained, ...rejected].map((t) => t.ordinal).sort((a, b) => a - b);
+    assert.deepEqual(ordinals, [...new Set(ordinals)], "every task generated once");
+    assert.deepEqual(
+      on.metrics.map((m) => m["rejection/groups_accepted"]),
+      [2, 2],
+    );
+    assert.equal(
+      on.metrics.reduce(
+        (a, m) => a + m["rejection/rejected_solved_all"]! + m["rejection/rejected_solved_none"]!,
+        0,
+      ),
+      rejected.length,
+    );
+    await assert.rejects(
+      run("rejection-async", true, { async: true }),
+      /algorithm\.rejectionSampling.*trainer\.async/,
+    );
   });
 
   it("refuses to overwrite a run without --resume", async () => {

@@ -8,7 +8,7 @@
  *   (a new weight version, set on the gateway so traces carry it) → metrics → validation every
  *   valFreq steps → checkpoint every saveFreq steps.
  *
- * Generation and training overlap in one scheme: a producer launches groups while
+ * Generation and training overlap in one scheme (producer.ts): groups are launched while
  *
  *     groups launched < (steps done + 1 + staleness) × batchSize
  *
@@ -17,34 +17,71 @@
  * the weights it was sampled with. Synchronous (on-policy) training is staleness 0: a batch is
  * launched, trained, and only then is the next launched. `async` uses the configured staleness
  * and turns on truncated importance sampling (tisCap 2, log π_old from the trainer's current
- * weights) unless the loss sets its own.
+ * weights) unless the loss sets its own. `engine.concurrency`, where set, caps the rollouts
+ * generating at once (see groupConcurrency).
+ *
+ * The run's files (metrics, consumed tasks, validation, checkpoints) are laid out in run-dir.ts;
+ * metrics also go to every MetricsSink (store/metrics.ts).
  */
-import { appendFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isSettledGroup } from "../algorithms/filters.js";
 import { type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
 import { episodesToDatums } from "../algorithms/pipeline.js";
 import { learningRate } from "../algorithms/schedule.js";
 import type { TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
-import { summarize, writeJsonAtomic } from "../engine/eval.js";
 import { InProcessGateway } from "../engine/gateway.js";
 import { mulberry32, seededPermutation } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
+import { type MetricsSink, StoreMetricsSink } from "../store/metrics.js";
+import { Store } from "../store/sqlite.js";
 import type { Datum, Episode, Task } from "../types/index.js";
-import { type LoadedTask, TaskLoader } from "./loader.js";
-import { formatStepHeader, formatStepLine } from "./metrics.js";
-import {
-  cleanPartialCheckpoints,
-  readLatest,
-  TRAINER_STATE_FORMAT,
-  type TrainerState,
-  truncateJsonl,
-  writeCheckpoint,
-} from "./state.js";
+import { TaskLoader } from "./loader.js";
+import { formatStepHeader, formatStepLine, formatValidation, startProgressBar } from "./metrics.js";
+import { type Group, GroupProducer, rolloutFailure, SettledTasks } from "./producer.js";
+import { rejectionSample } from "./rejection.js";
+import { RunDir } from "./run-dir.js";
+import { TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
+import { Validation } from "./validation.js";
 
 export type StepMetrics = Record<string, number>;
+
+/**
+ * The config sections the trainer reads. `engine.concurrency` caps the rollouts generating at once
+ * (training groups and validation alike) where it is set; left unset (undefined), training keeps
+ * at least one batch generating (and the staleness look-ahead), as many groups as 64 rollouts
+ * allow beyond that, and validation runs 64 rollouts at once.
+ */
+export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "optim"> & {
+  engine: Omit<RllmConfig["engine"], "concurrency"> & { concurrency?: number };
+};
+
+/** The seed of a task's visit (its ordinal): its skipSettled draw and its group's sampling. */
+const visitSeed = (seed: number, ordinal: number) => (seed * 1_000_003 + ordinal) >>> 0;
+
+/** The rollouts of unset engine.concurrency (the config's default, and the engine's). */
+const DEFAULT_CONCURRENCY = 64;
+
+/**
+ * Training groups generating at once, and rollouts at once within a group: with engine.concurrency
+ * c set, ⌊c / groupSize⌋ whole groups (one group of c when c < groupSize), so never more than c
+ * rollouts; unset, at least a batch (see AgentTrainerConfig).
+ */
+export function groupConcurrency(
+  concurrency: number | undefined,
+  groupSize: number,
+  batchSize: number,
+): { groups: number; rolloutsPerGroup: number } {
+  if (concurrency === undefined)
+    return {
+      groups: Math.max(1, Math.ceil(DEFAULT_CONCURRENCY / groupSize), batchSize),
+      rolloutsPerGroup: groupSize,
+    };
+  return {
+    groups: Math.max(1, Math.floor(concurrency / groupSize)),
+    rolloutsPerGroup: Math.min(groupSize, concurrency),
+  };
+}
 
 export interface AgentTrainerOptions {
   rollout: Rollout;
@@ -52,7 +89,7 @@ export interface AgentTrainerOptions {
   trainDataset: Task[];
   valDataset?: Task[];
   backend: TrainingBackend;
-  config: Pick<RllmConfig, "trainer" | "algorithm" | "optim" | "engine">;
+  config: AgentTrainerConfig;
   /** Where metrics, checkpoints and traces go (default config.trainer.output). */
   output?: string;
   /** Lines for the console (default stderr). */
@@ -62,6 +99,12 @@ export interface AgentTrainerOptions {
   onStep?: (metrics: StepMetrics) => void;
   /** Redraw a progress line on stderr while a batch generates (a TTY). */
   progress?: boolean;
+  /**
+   * More places each step's metrics go (a W&B or TensorBoard logger, a test), besides the two a run
+   * always writes: the run directory's metrics.jsonl and the run's store (traces.db), which the
+   * dashboard reads.
+   */
+  metricsSinks?: MetricsSink[];
 }
 
 export interface TrainResult {
@@ -76,43 +119,10 @@ export interface TrainResult {
   stoppedBy: "steps" | "data" | "time" | "signal";
 }
 
-interface GroupResult {
-  loaded: LoadedTask;
-  launchVersion: number;
-  episodes: Episode[];
-  /** Rollout failures from the engine (agent errors, timeouts, infra). */
-  errors: number;
-}
-
-interface InFlight {
-  loaded: LoadedTask;
-  launchVersion: number;
-  done: boolean;
-  result?: GroupResult;
-  promise: Promise<GroupResult>;
-}
-
 const TIS_CAP_DEFAULT = 2;
 
 /** The learning rate of rllm train when none is configured (tuned on the local countdown recipe). */
 export const RL_DEFAULT_LR = 1e-4;
-
-/**
- * The error to stop with when every rollout in `episodes` failed (agent error, timeout, gateway or
- * model server down): a step or a validation without one finished rollout means the setup is
- * broken, and going on would only burn through the data with nothing learned.
- */
-function rolloutFailure(episodes: readonly Episode[], what: string): Error | undefined {
-  if (episodes.length === 0) return undefined;
-  const failed = (e: Episode) =>
-    e.infraFailed || e.terminationReason === "error" || e.terminationReason === "timeout";
-  if (!episodes.every(failed)) return undefined;
-  const first = episodes.find((e) => e.error)?.error ?? episodes[0]!.terminationReason;
-  return new Error(
-    `every rollout of ${what} failed (${episodes.length} of ${episodes.length}); the first error: ${first}. ` +
-      "Check the agent, the evaluator and the model server, then run again (--resume continues from the last checkpoint).",
-  );
-}
 
 function mean(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
@@ -137,193 +147,55 @@ export class AgentTrainer {
   }
 
   async train(): Promise<TrainResult> {
-    const { trainer: tc, optim, engine } = this.o.config;
+    const { trainer: tc, algorithm } = this.o.config;
     const backend = this.o.backend;
     const output = this.o.output ?? tc.output;
     if (!output) throw new Error("AgentTrainer needs an output directory (config.trainer.output)");
-    mkdirSync(output, { recursive: true });
-    cleanPartialCheckpoints(output);
-    const loss = this.loss();
-    const staleness = tc.async ? tc.staleness : 0;
-    const metricsPath = join(output, "metrics.jsonl");
-    const consumedPath = join(output, "consumed.jsonl");
-
-    // ── resume ──────────────────────────────────────────────────────────────────────────────
-    let state: TrainerState = {
-      format: TRAINER_STATE_FORMAT,
-      version: 1,
-      step: 0,
-      weightVersion: (await backend.sampler()).weightVersion,
-      loader: { frontier: 0, beyond: [] },
-      seed: tc.seed,
-      elapsedSeconds: 0,
-      savedAt: new Date().toISOString(),
-    };
-    const latest = tc.resume ? readLatest(output) : undefined;
-    if (tc.resume && !latest)
-      this.log(`resume: ${output} has no checkpoint yet; starting from step 0`);
-    if (!tc.resume && readLatest(output))
+    if (tc.async && algorithm.rejectionSampling.enabled)
       throw new Error(
-        `${output} already holds a run with checkpoints; pass --resume to continue it or another --output`,
+        "algorithm.rejectionSampling draws more groups at the current weights while a step waits, which only on-policy training does: set trainer.async to false, or algorithm.rejectionSampling.enabled to false",
       );
-    if (latest) {
-      await backend.load(join(latest.dir, "backend"));
-      state = latest.state;
-      truncateJsonl(metricsPath, state.step);
-      truncateJsonl(consumedPath, state.step);
-      this.log(
-        `resume: step ${state.step} from ${latest.dir} (weight version ${state.weightVersion}, ${state.loader.frontier} tasks consumed)`,
-      );
-    } else {
-      truncateJsonl(metricsPath, 0);
-      truncateJsonl(consumedPath, 0);
-    }
-    writeJsonAtomic(join(output, "config.json"), this.o.config);
+    const run = RunDir.open(output);
+    const loss = this.loss();
+    let state = await this.startOrResume(run);
+    run.writeConfig(this.o.config);
 
     // a time budget without an epoch count runs as many epochs as fit in it
     const epochs = tc.epochs ?? (tc.maxSeconds !== undefined ? Number.POSITIVE_INFINITY : 1);
     const loader = new TaskLoader(this.o.trainDataset, tc.seed, epochs, state.loader);
     const perEpoch = Math.ceil(this.o.trainDataset.length / tc.batchSize);
+    // (maxSteps is open only under a time budget: a decaying lr then follows the time spent)
     const maxSteps =
       tc.maxSteps ?? (Number.isFinite(epochs) ? perEpoch * epochs : Number.POSITIVE_INFINITY);
-    // (maxSteps is open only under a time budget: a decaying lr then follows the time spent)
-    const sampler = await backend.sampler();
-    const gateway = await InProcessGateway.start(
-      {
-        upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
-        model: sampler.model,
-        healthCheckIntervalMs: 0,
-      },
-      { storePath: join(output, "traces.db") },
+    const { gateway, store, model, weightVersion } = await this.startGateway(run);
+    let version = weightVersion;
+    const record = await this.openMetrics(run, store, state.step);
+    const settled = new SettledTasks(
+      tc.skipSettled,
+      this.o.trainDataset.length,
+      (ordinal) => mulberry32(visitSeed(tc.seed, ordinal))(),
+      state.settled,
     );
-    await gateway.setWeightVersion(sampler.weightVersion);
-    let version = sampler.weightVersion;
-    // metrics also go to the run's store (traces.db), for the dashboard
-    const store = gateway.gateway.store;
-    const runId = `train:${resolve(output)}`;
-    await store.upsertRun({
-      id: runId,
-      kind: "train",
-      config: this.o.config,
-      startedAt: Date.now(),
+    const producer = this.groupProducer({
+      loader,
+      settled,
+      gateway,
+      model,
+      maxGroups: (maxSteps - state.step) * tc.batchSize,
     });
-    await store.dropMetricsAfter(runId, state.step);
-    const record = async (step: number, m: StepMetrics) => {
-      appendFileSync(metricsPath, `${JSON.stringify({ step, ...m })}\n`);
-      await store.putMetrics(runId, step, m);
-    };
-
-    // trainer.skipSettled: tasks whose last trained group was settled, and the tasks handed out
-    // and skipped since the last step (consumed with the next one)
-    const settled = new Set<string>(state.settled ?? []);
-    let skipped: LoadedTask[] = [];
-    let skipsInARow = 0;
-    // the seed of a task's visit (its ordinal): its skip draw and its group's sampling
-    const visitSeed = (ordinal: number) => (tc.seed * 1_000_003 + ordinal) >>> 0;
-    const skip = (t: LoadedTask): boolean => {
-      if (tc.skipSettled <= 0 || !settled.has(t.task.id)) return false;
-      if (skipsInARow >= this.o.trainDataset.length) return false; // every task is settled
-      // one draw per ordinal: a resumed run skips the same tasks again
-      return mulberry32(visitSeed(t.ordinal))() < tc.skipSettled;
-    };
-
-    const runGroup = (loaded: LoadedTask, launchVersion: number): InFlight => {
-      const f: InFlight = {
-        loaded,
-        launchVersion,
-        done: false,
-        promise: runRollouts([loaded.task], {
-          gateway,
-          rollout: this.o.rollout,
-          evaluator: this.o.evaluator,
-          groupSize: tc.groupSize,
-          concurrency: tc.groupSize,
-          timeoutMs: engine.timeoutSeconds * 1000,
-          infraRetries: engine.infraRetries,
-          model: sampler.model,
-          samplingParams: tc.samplingParams,
-          // a task's visit samples apart from its other visits: a rerun repeats it
-          seed: visitSeed(loaded.ordinal),
-          runId: `train-${loaded.ordinal}-v${launchVersion}`,
-        }).then((r) => {
-          const res: GroupResult = {
-            loaded,
-            launchVersion,
-            episodes: r.episodes,
-            errors: r.metrics.errors + r.metrics.timeouts + r.metrics.infraFailed,
-          };
-          f.done = true;
-          f.result = res;
-          return res;
-        }),
-      };
-      return f;
-    };
-
-    const validate = async (step: number): Promise<StepMetrics> => {
-      const val = this.o.valDataset;
-      if (!val?.length) return {};
-      const t0 = performance.now();
-      const r = await runRollouts(val, {
-        gateway,
-        rollout: this.o.rollout,
-        evaluator: this.o.evaluator,
-        groupSize: tc.valAttempts,
-        concurrency: engine.concurrency,
-        timeoutMs: engine.timeoutSeconds * 1000,
-        infraRetries: engine.infraRetries,
-        model: sampler.model,
-        samplingParams: tc.valSamplingParams,
-        // every validation draws the same numbers per (task, attempt): the curve moves with the model
-        seed: tc.seed,
-        isValidation: true,
-        runId: `val-${step}-v${version}`,
-      });
-      const broken = rolloutFailure(r.episodes, `validation at step ${step}`);
-      if (broken) throw broken;
-      const out: StepMetrics = {};
-      const sources = new Map<string, Episode[]>();
-      for (const e of r.episodes) {
-        const s = e.task?.dataSource ?? "all";
-        sources.set(s, [...(sources.get(s) ?? []), e]);
-      }
-      const all = summarize(r.episodes, {
-        benchmark: "val",
-        model: sampler.model,
-        agent: this.o.rollout.name,
-        attempts: tc.valAttempts,
-        cancelled: false,
-        metrics: r.metrics,
-        config: {},
-        startedAt: new Date(),
-      });
-      for (const [k, v] of Object.entries(all.passAtK)) out[`val/pass@${k}`] = v;
-      if (sources.size > 1 || !sources.has("all"))
-        for (const [src, eps] of sources) {
-          const s = summarize(eps, {
-            benchmark: src,
-            model: sampler.model,
-            agent: this.o.rollout.name,
-            attempts: tc.valAttempts,
-            cancelled: false,
-            metrics: r.metrics,
-            config: {},
-            startedAt: new Date(),
-          });
-          for (const [k, v] of Object.entries(s.passAtK)) out[`val/${src}/pass@${k}`] = v;
-        }
-      out["val/reward_mean"] = mean(r.episodes.map((e) => e.reward ?? 0));
-      out["val/tasks"] = val.length;
-      out["time/val_s"] = (performance.now() - t0) / 1000;
-      mkdirSync(join(output, "val"), { recursive: true });
-      writeJsonAtomic(join(output, "val", `step-${step}.json`), {
-        step,
-        weightVersion: version,
-        passAtK: all.passAtK,
-        items: all.items,
-      });
-      return out;
-    };
+    const validation = new Validation({
+      tasks: this.o.valDataset ?? [],
+      attempts: tc.valAttempts,
+      gateway,
+      rollout: this.o.rollout,
+      evaluator: this.o.evaluator,
+      model,
+      samplingParams: tc.valSamplingParams,
+      // every validation draws the same numbers per (task, attempt): the curve moves with the model
+      seed: tc.seed,
+      engine: this.o.config.engine,
+      runDir: run,
+    });
 
     const result: TrainResult = {
       steps: state.step,
@@ -337,163 +209,74 @@ export class AgentTrainer {
     let lastCheckpoint: string | undefined;
     let savedStep = -1;
     const save = async () => {
+      const ids = settled.state();
       state = {
         ...state,
         weightVersion: version,
-        loader: loader.state(),
+        loader: producer.loaderState(),
         elapsedSeconds: elapsed(),
         savedAt: new Date().toISOString(),
-        ...(tc.skipSettled > 0 || settled.size > 0 ? { settled: [...settled].sort() } : {}),
+        ...(ids ? { settled: ids } : {}),
       };
-      lastCheckpoint = await writeCheckpoint(output, state, (dir) => backend.save(dir));
+      lastCheckpoint = await run.saveCheckpoint(state, (dir) => backend.save(dir));
       savedStep = state.step;
     };
 
     try {
-      if (state.step === 0 && tc.valBeforeTrain && this.o.valDataset?.length) {
-        const v = await validate(0);
+      if (state.step === 0 && tc.valBeforeTrain && validation.enabled) {
+        const v = await validation.run(0, version);
         result.valBefore = v["val/pass@1"];
         await record(0, v);
-        this.log(`step 0 (before training): ${formatVal(v)}`);
+        this.log(`step 0 (before training): ${formatValidation(v)}`);
       }
       this.log(formatStepHeader());
 
-      // ── the producer ──────────────────────────────────────────────────────────────────────
-      const inFlight: InFlight[] = [];
-      let launched = 0; // groups launched by this process
-      let stepsHere = 0; // steps done by this process
-      const startStep = state.step;
-      let exhausted = false;
-      const groupCap = Math.max(1, Math.ceil(engine.concurrency / tc.groupSize));
-      const pump = () => {
-        while (
-          !exhausted &&
-          launched < (stepsHere + 1 + staleness) * tc.batchSize &&
-          launched < (maxSteps - startStep) * tc.batchSize &&
-          inFlight.filter((f) => !f.done).length < Math.max(groupCap, tc.batchSize)
-        ) {
-          const next = loader.take();
-          if (!next) {
-            exhausted = true;
-            break;
-          }
-          if (skip(next)) {
-            skipped.push(next);
-            skipsInARow++;
-            continue;
-          }
-          skipsInARow = 0;
-          inFlight.push(runGroup(next, version));
-          launched++;
-        }
-      };
-
-      let stoppedBy: TrainResult["stoppedBy"] = "steps";
       while (state.step < maxSteps) {
         if (this.o.signal?.aborted) {
-          stoppedBy = "signal";
+          result.stoppedBy = "signal";
           break;
         }
         if (tc.maxSeconds !== undefined && elapsed() >= tc.maxSeconds) {
-          stoppedBy = "time";
+          result.stoppedBy = "time";
           break;
         }
         const tStep = performance.now();
-        pump();
-        // groups that must be in this batch (they would get too stale), then fill oldest first
-        const mustWait = inFlight.filter((f) => f.launchVersion <= version - staleness);
-        const bar = this.o.progress
-          ? setInterval(() => {
-              const ready = inFlight.filter((f) => f.done).length;
-              const width = 20;
-              const filled = Math.min(width, Math.round((ready / tc.batchSize) * width));
-              process.stderr.write(
-                `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] step ${state.step + 1}${Number.isFinite(maxSteps) ? `/${maxSteps}` : ""}: ${ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s\x1b[K`,
-              );
-            }, 250)
-          : undefined;
-        const batch: InFlight[] = [];
-        try {
-          await Promise.all(mustWait.map((f) => f.promise));
-          const take = (f: InFlight) => {
-            batch.push(f);
-            inFlight.splice(inFlight.indexOf(f), 1);
-          };
-          for (const f of [...mustWait].slice(0, tc.batchSize)) take(f);
-          while (batch.length < tc.batchSize && inFlight.length > 0) {
-            const ready = inFlight
-              .filter((f) => f.done)
-              .sort((a, b) => a.launchVersion - b.launchVersion);
-            if (ready.length) {
-              take(ready[0]!);
-              continue;
-            }
-            await Promise.race(inFlight.map((f) => f.promise));
-          }
-        } finally {
-          if (bar) {
-            clearInterval(bar);
-            process.stderr.write("\r\x1b[K");
-          }
-        }
-        if (batch.length === 0) {
-          stoppedBy = "data";
+        const progressLine = () =>
+          `step ${state.step + 1}${Number.isFinite(maxSteps) ? `/${maxSteps}` : ""}: ${producer.ready}/${tc.batchSize} groups generated  ${elapsed().toFixed(0)} s`;
+        const batch = await this.generateBatch(producer, version, state.step + 1, progressLine);
+        if (!batch) {
+          result.stoppedBy = "data";
           break;
         }
         const tGen = performance.now();
-        const groups = batch.map((f) => f.result!);
-        const episodes = groups.flatMap((g) => g.episodes);
-        // Nothing to learn from, and its tasks must not count as trained: stop here (the last
-        // checkpoint is intact; --resume after the fix runs these tasks again), once the groups
-        // still generating (async mode) have settled.
-        const broken = rolloutFailure(episodes, `step ${state.step + 1}`);
-        if (broken) {
-          await Promise.allSettled(inFlight.map((f) => f.promise));
-          throw broken;
-        }
+        const progress = Number.isFinite(maxSteps) ? undefined : elapsed() / tc.maxSeconds!;
         const m = await this.trainStep(
-          groups,
-          episodes,
+          batch.trained,
           loss,
           version,
           state.step,
-          optim,
           maxSteps,
-          Number.isFinite(maxSteps) ? undefined : elapsed() / tc.maxSeconds!,
+          progress,
         );
-        const saved = await backend.saveForSampler();
-        version = saved.weightVersion;
+        version = (await backend.saveForSampler()).weightVersion;
         await gateway.setWeightVersion(version);
-        const skippedNow = skipped;
-        skipped = [];
-        loader.markTrained([
-          ...groups.map((g) => g.loaded.ordinal),
-          ...skippedNow.map((t) => t.ordinal),
-        ]);
-        for (const g of groups)
-          if (isSettledGroup(g.episodes)) settled.add(g.loaded.task.id);
-          else settled.delete(g.loaded.task.id);
+        const { skipped } = producer.commit(batch.trained, batch.rejected);
         state = { ...state, step: state.step + 1 };
-        stepsHere++;
         result.newSteps++;
-        appendFileSync(
-          consumedPath,
-          `${JSON.stringify({
-            step: state.step,
-            tasks: groups.map((g) => ({ id: g.loaded.task.id, ordinal: g.loaded.ordinal })),
-            ...(skippedNow.length
-              ? { skipped: skippedNow.map((t) => ({ id: t.task.id, ordinal: t.ordinal })) }
-              : {}),
-          })}\n`,
+        run.recordConsumed(
+          state.step,
+          batch.trained.map((g) => g.loaded),
+          { skipped, rejected: batch.rejected.map((g) => g.loaded) },
         );
-        pump(); // the next batch starts generating while we validate and checkpoint
+        producer.fill(version); // the next batch starts generating while we validate and checkpoint
         const stepMetrics: StepMetrics = {
           step: state.step,
-          epoch: groups[0]!.loaded.epoch,
+          epoch: batch.epoch,
           weight_version: version,
           ...m,
+          ...batch.metrics,
           ...(tc.skipSettled > 0
-            ? { "data/skipped_settled": skippedNow.length, "data/settled_tasks": settled.size }
+            ? { "data/skipped_settled": skipped.length, "data/settled_tasks": settled.settled.size }
             : {}),
           "time/gen_wait_s": (tGen - tStep) / 1000,
           "time/step_s": (performance.now() - tStep) / 1000,
@@ -502,24 +285,24 @@ export class AgentTrainer {
           "time/elapsed_s": elapsed(),
         };
         if (tc.valFreq > 0 && state.step % tc.valFreq === 0 && state.step < maxSteps)
-          Object.assign(stepMetrics, await validate(state.step));
+          Object.assign(stepMetrics, await validation.run(state.step, version));
         await record(state.step, stepMetrics);
         this.log(formatStepLine(stepMetrics));
         this.o.onStep?.(stepMetrics);
         if (tc.saveFreq > 0 && state.step % tc.saveFreq === 0) await save();
       }
-      result.stoppedBy = stoppedBy;
       // wait for what is still generating (its tasks stay unconsumed), then the final checkpoint
-      await Promise.allSettled(inFlight.map((f) => f.promise));
+      await producer.drain();
       if (state.step > 0 && savedStep !== state.step) await save();
-      if (this.o.valDataset?.length && result.newSteps > 0) {
-        const v = await validate(state.step);
+      if (validation.enabled && result.newSteps > 0) {
+        const v = await validation.run(state.step, version);
         result.valAfter = v["val/pass@1"];
         await record(state.step, { final: 1, ...v });
-        this.log(`step ${state.step} (after training): ${formatVal(v)}`);
+        this.log(`step ${state.step} (after training): ${formatValidation(v)}`);
       }
     } finally {
       await gateway.close();
+      store.close();
     }
     result.steps = state.step;
     result.weightVersion = version;
@@ -527,21 +310,196 @@ export class AgentTrainer {
     return result;
   }
 
+  /**
+   * The gateway the rollouts go through, in process, in front of the backend's sampler, with the
+   * run's store (traces.db: the traces, and the metrics for the dashboard).
+   */
+  private async startGateway(run: RunDir) {
+    const sampler = await this.o.backend.sampler();
+    const store = new Store({ path: run.tracesPath });
+    const gateway = await InProcessGateway.start(
+      {
+        upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
+        model: sampler.model,
+        healthCheckIntervalMs: 0,
+      },
+      { store },
+    ).catch((e: unknown) => {
+      store.close();
+      throw e;
+    });
+    await gateway.setWeightVersion(sampler.weightVersion);
+    return { gateway, store, model: sampler.model, weightVersion: sampler.weightVersion };
+  }
+
+  /**
+   * Tells every metrics sink of the run, cut back to `step` (the one it starts from); returns
+   * the function that writes one step's metrics to all of them.
+   */
+  private async openMetrics(
+    run: RunDir,
+    store: Store,
+    step: number,
+  ): Promise<(step: number, metrics: StepMetrics) => Promise<void>> {
+    const sinks: MetricsSink[] = [
+      run.metricsSink(),
+      new StoreMetricsSink(store),
+      ...(this.o.metricsSinks ?? []),
+    ];
+    const info = {
+      id: `train:${resolve(run.path)}`,
+      kind: "train",
+      config: this.o.config,
+      startedAt: Date.now(),
+    } as const;
+    for (const sink of sinks) {
+      await sink.runStarted?.(info);
+      await sink.truncateAfter(step);
+    }
+    return async (s, m) => {
+      for (const sink of sinks) await sink.write(s, m);
+    };
+  }
+
+  /** The producer of training groups: each one task × groupSize rollouts through the gateway. */
+  private groupProducer(o: {
+    loader: TaskLoader;
+    settled: SettledTasks;
+    gateway: InProcessGateway;
+    model: string;
+    maxGroups: number;
+  }): GroupProducer {
+    const { trainer: tc, engine } = this.o.config;
+    const inFlight = groupConcurrency(engine.concurrency, tc.groupSize, tc.batchSize);
+    return new GroupProducer({
+      loader: o.loader,
+      batchSize: tc.batchSize,
+      staleness: tc.async ? tc.staleness : 0,
+      maxGroups: o.maxGroups,
+      maxInFlight: inFlight.groups,
+      settled: o.settled,
+      generate: async (loaded, launchVersion) => {
+        const r = await runRollouts([loaded.task], {
+          gateway: o.gateway,
+          rollout: this.o.rollout,
+          evaluator: this.o.evaluator,
+          groupSize: tc.groupSize,
+          concurrency: inFlight.rolloutsPerGroup,
+          timeoutMs: engine.timeoutSeconds * 1000,
+          infraRetries: engine.infraRetries,
+          model: o.model,
+          samplingParams: tc.samplingParams,
+          // a task's visit samples apart from its other visits: a rerun repeats it
+          seed: visitSeed(tc.seed, loaded.ordinal),
+          runId: `train-${loaded.ordinal}-v${launchVersion}`,
+        });
+        const errors = r.metrics.errors + r.metrics.timeouts + r.metrics.infraFailed;
+        return { loaded, launchVersion, episodes: r.episodes, errors };
+      },
+    });
+  }
+
+  /**
+   * Step `step`'s groups at weight version `version`: the producer's next batch, less what
+   * rejection sampling rejected and plus what it drew instead; undefined when the data is used
+   * up. Throws when every rollout of the batch failed (nothing to learn from, and its tasks must
+   * not count as trained: the last checkpoint is intact, and --resume after the fix runs them
+   * again), once the groups still generating (async mode) have settled.
+   */
+  private async generateBatch(
+    producer: GroupProducer,
+    version: number,
+    step: number,
+    progressLine: () => string,
+  ): Promise<
+    | { trained: Group[]; rejected: Group[]; epoch: number; metrics: Record<string, number> }
+    | undefined
+  > {
+    const { trainer: tc, algorithm } = this.o.config;
+    producer.fill(version);
+    const stopBar = this.o.progress
+      ? startProgressBar(() => ({
+          ready: producer.ready,
+          total: tc.batchSize,
+          text: progressLine(),
+        }))
+      : undefined;
+    let groups: Group[];
+    try {
+      groups = await producer.nextBatch(version);
+    } finally {
+      stopBar?.();
+    }
+    if (groups.length === 0) return undefined;
+    const broken = rolloutFailure(
+      groups.flatMap((g) => g.episodes),
+      `step ${step}`,
+    );
+    if (broken) {
+      await producer.drain();
+      throw broken;
+    }
+    const epoch = groups[0]!.loaded.epoch;
+    if (!algorithm.rejectionSampling.enabled)
+      return { trained: groups, rejected: [], epoch, metrics: {} };
+    const r = await rejectionSample(groups, (n) => producer.draw(n, version), {
+      ...algorithm.rejectionSampling,
+      targetGroups: tc.batchSize,
+    });
+    return { ...r, epoch };
+  }
+
+  /**
+   * The state to start from: the run's latest checkpoint (its weights loaded into the backend, the
+   * consumed tasks cut back to its step) under trainer.resume, else step 0 in a fresh directory.
+   */
+  private async startOrResume(run: RunDir): Promise<TrainerState> {
+    const tc = this.o.config.trainer;
+    const fresh: TrainerState = {
+      format: TRAINER_STATE_FORMAT,
+      version: 1,
+      step: 0,
+      weightVersion: (await this.o.backend.sampler()).weightVersion,
+      loader: { frontier: 0, beyond: [] },
+      seed: tc.seed,
+      elapsedSeconds: 0,
+      savedAt: new Date().toISOString(),
+    };
+    const latest = tc.resume ? run.latest() : undefined;
+    if (tc.resume && !latest)
+      this.log(`resume: ${run.path} has no checkpoint yet; starting from step 0`);
+    if (!tc.resume && run.latest())
+      throw new Error(
+        `${run.path} already holds a run with checkpoints; pass --resume to continue it or another --output`,
+      );
+    if (!latest) {
+      run.truncateConsumed(0);
+      return fresh;
+    }
+    await this.o.backend.load(join(latest.dir, "backend"));
+    const { state } = latest;
+    run.truncateConsumed(state.step);
+    this.log(
+      `resume: step ${state.step} from ${latest.dir} (weight version ${state.weightVersion}, ${state.loader.frontier} tasks consumed)`,
+    );
+    return state;
+  }
+
   /** algorithms → forwardBackward/optimStep; returns the step's metrics. */
   private async trainStep(
-    groups: GroupResult[],
-    episodes: Episode[],
+    groups: Group[],
     loss: LossSpec,
     version: number,
     step: number,
-    optim: RllmConfig["optim"],
     maxSteps: number,
     /** Fraction of the time budget spent, for a run bounded only by time. */
     progress: number | undefined,
   ): Promise<StepMetrics> {
     const cfg = this.o.config;
+    const optim = cfg.optim;
     const backend = this.o.backend;
     const m: StepMetrics = {};
+    const episodes = groups.flatMap((g) => g.episodes);
     const scored = episodes.filter((e) => !e.infraFailed);
     m["reward/mean"] = mean(scored.map((e) => e.reward ?? 0));
     m["correct/mean"] = mean(scored.map((e) => (e.isCorrect ? 1 : 0)));
@@ -553,7 +511,9 @@ export class AgentTrainer {
     const staleness = datums.map((d) => version - d.weightVersion);
     m["staleness/mean"] = mean(staleness);
     m["staleness/max"] = staleness.length ? Math.max(...staleness) : 0;
-    m["staleness/launch_max"] = Math.max(...groups.map((g) => version - g.launchVersion));
+    m["staleness/launch_max"] = groups.length
+      ? Math.max(...groups.map((g) => version - g.launchVersion))
+      : 0; // (rejection sampling accepted none)
     const lr = learningRate(
       {
         lr: optim.lr ?? RL_DEFAULT_LR,
@@ -626,11 +586,4 @@ export class AgentTrainer {
     m["train/tokens_per_s"] = rowTokens / secs;
     return m;
   }
-}
-
-function formatVal(v: StepMetrics): string {
-  return Object.entries(v)
-    .filter(([k]) => k.startsWith("val/pass@"))
-    .map(([k, x]) => `${k.slice(4)} ${(x * 100).toFixed(1)}%`)
-    .join("  ");
 }
