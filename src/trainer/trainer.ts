@@ -31,7 +31,7 @@ import type { TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
 import { InProcessGateway } from "../engine/gateway.js";
-import { mulberry32, seededPermutation } from "../random.js";
+import { mulberry32, seededPermutation, visitSeed } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import { type MetricsSink, StoreMetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
@@ -55,9 +55,6 @@ export type StepMetrics = Record<string, number>;
 export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "optim"> & {
   engine: Omit<RllmConfig["engine"], "concurrency"> & { concurrency?: number };
 };
-
-/** The seed of a task's visit (its ordinal): its skipSettled draw and its group's sampling. */
-const visitSeed = (seed: number, ordinal: number) => (seed * 1_000_003 + ordinal) >>> 0;
 
 /** The rollouts of unset engine.concurrency (the config's default, and the engine's). */
 const DEFAULT_CONCURRENCY = 64;
