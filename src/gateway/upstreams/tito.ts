@@ -9,6 +9,7 @@
  * or chunk by chunk, so a streamed call records exactly what the non-streamed one would. The
  * adapters import from here, never the other way (`titoAdapters` in tito-adapters.ts builds them).
  */
+import { TOOL_CALL_OPEN as TOOL_OPEN } from "../../chat/chatml.js";
 import { secureRandomBytes } from "../../random.js";
 import {
   type ChatCompletion,
@@ -378,7 +379,6 @@ export class CompletionText {
   }
 }
 
-const TOOL_OPEN = "<tool_call>";
 /** What `<tool_call>` is turned into when tool calls must not be parsed (private-use characters). */
 const TOOL_OPEN_ESCAPED = "\uE000rllm-tool-call\uE001";
 

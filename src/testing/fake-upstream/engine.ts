@@ -4,6 +4,8 @@
  * stop strings, stop ids and token limits cut it, and how a finished generation parses back into
  * reasoning, content and tool calls (as vLLM's parsers would).
  */
+
+import { assistantBody, IM_END, IM_START } from "../../chat/chatml.js";
 import type { ChatMessage } from "../../types/chat.js";
 import { argsString } from "./render.js";
 import {
@@ -13,9 +15,7 @@ import {
   byteEncode,
   byteTokenText,
   fakeLogprob,
-  IM_END,
   IM_END_TOKEN_ID,
-  IM_START,
   IM_START_TOKEN_ID,
 } from "./tokenizer.js";
 import type { FakeCompletion, FakeRequestInfo, FakeTokenizer, FakeUpstreamKind } from "./types.js";
@@ -276,38 +276,43 @@ export class Engine {
   }
 }
 
-/** The raw text a completion is written as: `<think>` block, content, hermes tool calls. */
+/**
+ * The raw text a completion is written as (an assistant turn's body, src/chat/chatml.ts), with
+ * spans saying which part of it each range is.
+ */
 function layOut(
   r: FakeCompletion,
   toolIdFor: (i: number) => string,
 ): { raw: string; spans: Span[]; calls: NormCall[]; hasReasoning: boolean } {
-  const text = r.text ?? "";
+  const hasReasoning = typeof r.reasoning === "string";
+  const toolCalls = (r.toolCalls ?? []).map((c) => ({
+    name: c.name,
+    arguments: argsString(c.arguments),
+  }));
+  const pieces = assistantBody({
+    reasoning: hasReasoning ? r.reasoning! : null,
+    content: r.text ?? "",
+    toolCalls,
+  });
   let raw = "";
   const spans: Span[] = [];
-  const push = (s: string, kind: SpanKind, tool = -1) => {
-    if (!s) return;
-    spans.push({ start: raw.length, end: raw.length + s.length, kind, tool });
-    raw += s;
-  };
-  const hasReasoning = typeof r.reasoning === "string";
-  if (hasReasoning) {
-    push("<think>\n", "markup");
-    push(r.reasoning!, "reasoning");
-    push("\n</think>\n\n", "markup");
+  for (const p of pieces) {
+    const kind: SpanKind =
+      p.kind === "special" || p.kind === "layout" ? "markup" : (p.kind as SpanKind);
+    const tool = p.tool ?? -1;
+    const prev = spans[spans.length - 1];
+    // Adjacent markup of the same call is one span.
+    if (prev && kind === "markup" && prev.kind === "markup" && prev.tool === tool)
+      prev.end += p.text.length;
+    else spans.push({ start: raw.length, end: raw.length + p.text.length, kind, tool });
+    raw += p.text;
   }
-  push(text, "content");
-  const calls: NormCall[] = [];
-  const tc = r.toolCalls ?? [];
-  for (let t = 0; t < tc.length; t++) {
-    const c = tc[t]!;
-    const args = argsString(c.arguments);
-    push(`${t > 0 || text ? "\n" : ""}<tool_call>\n{"name": "`, "markup", t);
-    push(JSON.stringify(c.name).slice(1, -1), "toolName", t);
-    push('", "arguments": ', "markup", t);
-    push(args, "toolArgs", t);
-    push("}\n</tool_call>", "markup", t);
-    calls.push({ name: c.name, args, id: c.id ?? toolIdFor(t), end: raw.length });
-  }
+  const calls: NormCall[] = toolCalls.map((c, t) => ({
+    name: c.name,
+    args: c.arguments,
+    id: r.toolCalls![t]!.id ?? toolIdFor(t),
+    end: spans.findLast((s) => s.tool === t)!.end,
+  }));
   return { raw, spans, calls, hasReasoning };
 }
 

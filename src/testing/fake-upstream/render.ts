@@ -1,7 +1,20 @@
-/** ChatML rendering of a conversation, with assistant turns exactly as the fake model writes them. */
+/**
+ * The fake model's chat prompts: ChatML (src/chat/chatml.ts) under a simpler template than
+ * Qwen's, as a test upstream wants it: every role is written as it is (no tools block, tool
+ * results as `tool` turns), non-text parts are skipped rather than refused, and thinking text is
+ * read from `reasoning_content` or vLLM's `reasoning`. Assistant turns are written exactly as the
+ * fake model generates them, so a multi-turn prompt extends the previous prompt + completion.
+ */
+import {
+  type AssistantTurn,
+  assistantBody,
+  chatMLText,
+  IM_END,
+  turnHeader,
+} from "../../chat/chatml.js";
 import type { ChatMessage } from "../../types/chat.js";
-import { IM_END, IM_START } from "./tokenizer.js";
 
+/** The text parts of a message's content, whatever else the (unvalidated) request holds. */
 export function contentText(content: unknown): string {
   if (content == null) return "";
   if (typeof content === "string") return content;
@@ -16,39 +29,40 @@ export function contentText(content: unknown): string {
   return s;
 }
 
-function toolCallMarkup(name: string, args: string): string {
-  return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${args}}\n</tool_call>`;
-}
-
+/** Tool-call arguments as written: a string verbatim, anything else JSON-encoded. */
 export function argsString(a: unknown): string {
   if (typeof a === "string") return a;
   return JSON.stringify(a ?? {});
+}
+
+function assistantTurnOf(m: ChatMessage): AssistantTurn {
+  const reasoning =
+    typeof m.reasoning_content === "string"
+      ? m.reasoning_content
+      : typeof m.reasoning === "string"
+        ? m.reasoning
+        : null;
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  return {
+    reasoning,
+    content: contentText(m.content),
+    toolCalls: calls.map((c) => ({
+      name: c.function?.name ?? "",
+      arguments: argsString(c.function?.arguments),
+    })),
+  };
 }
 
 /** ChatML rendering of a conversation (assistant turns rendered exactly as the fake generates them). */
 export function renderChatML(messages: readonly ChatMessage[], addGenerationPrompt = true): string {
   let s = "";
   for (const m of messages) {
-    let body = contentText(m.content);
-    if (m.role === "assistant") {
-      const r =
-        typeof m.reasoning_content === "string"
-          ? m.reasoning_content
-          : typeof m.reasoning === "string"
-            ? m.reasoning
-            : null;
-      const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-      let tools = "";
-      for (let t = 0; t < calls.length; t++) {
-        const c = calls[t]!;
-        tools +=
-          (t > 0 || body ? "\n" : "") +
-          toolCallMarkup(c.function?.name ?? "", argsString(c.function?.arguments));
-      }
-      body = (r != null ? `<think>\n${r}\n</think>\n\n` : "") + body + tools;
-    }
-    s += `${IM_START}${m.role}\n${body}${IM_END}\n`;
+    const body =
+      m.role === "assistant"
+        ? chatMLText(assistantBody(assistantTurnOf(m)))
+        : contentText(m.content);
+    s += `${chatMLText(turnHeader(m.role))}${body}${IM_END}\n`;
   }
-  if (addGenerationPrompt) s += `${IM_START}assistant\n`;
+  if (addGenerationPrompt) s += chatMLText(turnHeader("assistant"));
   return s;
 }

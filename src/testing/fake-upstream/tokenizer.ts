@@ -3,14 +3,13 @@
  * byte + 3, with ChatML's two special tokens) used when no real tokenizer is given, and the
  * deterministic logprob of each sampled token.
  */
+import { IM_END, IM_START } from "../../chat/chatml.js";
 import type { FakeTokenizer } from "./types.js";
 
 export const BYTE_OFFSET = 3;
 export const PAD_TOKEN_ID = 0;
 export const IM_START_TOKEN_ID = 1;
 export const IM_END_TOKEN_ID = 2;
-export const IM_START = "<|im_start|>";
-export const IM_END = "<|im_end|>";
 
 function specialText(id: number): string {
   if (id === IM_START_TOKEN_ID) return IM_START;
