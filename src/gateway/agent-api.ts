@@ -29,7 +29,7 @@ import { badRequestFromIssues, HttpError } from "./errors.js";
 import { formatSse, type SseEvent, sendJson, startSse } from "./http.js";
 import type { Session } from "./sessions.js";
 import { chatTrace, completionTrace, failedTrace, newTraceId, type TraceMeta } from "./trace.js";
-import { describe, type Upstream, type UpstreamPool } from "./upstreams/pool.js";
+import type { UpstreamPool } from "./upstreams/pool.js";
 import { promptStateOf } from "./upstreams/prompt-state.js";
 import {
   CallAbort,
@@ -40,6 +40,7 @@ import {
   type CompletionRequest,
   type UpstreamAdapter,
 } from "./upstreams/types.js";
+import { describe, type Upstream } from "./upstreams/upstream.js";
 
 export type Dialect = "openai" | "anthropic";
 

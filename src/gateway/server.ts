@@ -23,9 +23,10 @@ import { type ChatRenderer, loadRendererSync } from "./render/index.js";
 import { type Session, Sessions, safeEqual, sessionUrl, sessionView } from "./sessions.js";
 import { upstreamGet } from "./upstreams/client.js";
 import { OpenAICompatAdapter } from "./upstreams/openai-compat.js";
-import { type Upstream, UpstreamPool } from "./upstreams/pool.js";
-import { titoAdapters } from "./upstreams/tito.js";
+import { UpstreamPool } from "./upstreams/pool.js";
+import { titoAdapters } from "./upstreams/tito-adapters.js";
 import type { UpstreamAdapter } from "./upstreams/types.js";
+import type { Upstream } from "./upstreams/upstream.js";
 
 export interface GatewayOptions {
   config?: Partial<GatewayConfig>;

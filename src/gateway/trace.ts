@@ -28,95 +28,83 @@ export interface TraceMeta {
   startedAt: number;
 }
 
-/*
- * The builders below write each record as one object literal, keys in the order the stored JSON
- * has always had (meta's fields, then the outcome's): spreading `meta` into a fresh object per
- * call costs a dictionary-mode copy and a new hidden class each time.
+/** What a call's outcome adds to its meta: the record but for the meta's fields and the timing. */
+interface TraceOutcome {
+  model: string | null;
+  promptIds: number[] | null;
+  choices: TraceChoice[];
+  tokenSource: TraceRecord["tokenSource"];
+  /** Left undefined (so not stored) when the adapter gave none. */
+  promptNote: string | undefined;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  status: number;
+  error: string | null;
+}
+
+/**
+ * The one place a TraceRecord is built. One object literal, keys in the order the stored JSON has
+ * always had (meta's fields, then the outcome's; undefined ones are not stored): spreading `meta`
+ * into a fresh object per call costs a dictionary-mode copy and a new hidden class each time.
  */
+function traceRecord(meta: TraceMeta, o: TraceOutcome): TraceRecord {
+  const finishedAt = Date.now();
+  return {
+    id: meta.id,
+    sessionId: meta.sessionId,
+    api: meta.api,
+    upstream: meta.upstream,
+    model: o.model,
+    request: meta.request,
+    messages: meta.messages,
+    weightVersion: meta.weightVersion,
+    stream: meta.stream,
+    startedAt: meta.startedAt,
+    promptIds: o.promptIds,
+    choices: o.choices,
+    tokenSource: o.tokenSource,
+    promptNote: o.promptNote,
+    promptTokens: o.promptTokens,
+    completionTokens: o.completionTokens,
+    latencyMs: finishedAt - meta.startedAt,
+    finishedAt,
+    status: o.status,
+    error: o.error,
+  };
+}
 
 export function chatTrace(meta: TraceMeta, outcome: ChatOutcome): TraceRecord {
-  const finishedAt = Date.now();
   const completion = outcome.completion;
   const choices: TraceChoice[] = [];
   for (let i = 0; i < completion.choices.length; i++) {
     const c = completion.choices[i]!;
     const tokens = outcome.choices[i];
     const m = c.message;
-    const reasoning = m.reasoning_content ?? (m as { reasoning?: string | null }).reasoning ?? null;
-    choices.push(
-      m.tool_calls?.length
-        ? {
-            index: c.index ?? i,
-            content: m.content ?? null,
-            reasoning,
-            toolCalls: m.tool_calls,
-            finishReason: c.finish_reason ?? null,
-            completionIds: tokens?.completionIds ?? null,
-            logprobs: tokens?.logprobs ?? null,
-          }
-        : {
-            index: c.index ?? i,
-            content: m.content ?? null,
-            reasoning,
-            finishReason: c.finish_reason ?? null,
-            completionIds: tokens?.completionIds ?? null,
-            logprobs: tokens?.logprobs ?? null,
-          },
-    );
+    choices.push({
+      index: c.index ?? i,
+      content: m.content ?? null,
+      reasoning: m.reasoning_content ?? (m as { reasoning?: string | null }).reasoning ?? null,
+      // Only a choice that called tools stores the key.
+      toolCalls: m.tool_calls?.length ? m.tool_calls : undefined,
+      finishReason: c.finish_reason ?? null,
+      completionIds: tokens?.completionIds ?? null,
+      logprobs: tokens?.logprobs ?? null,
+    });
   }
-  const usage = completion.usage;
-  const promptTokens = usage?.prompt_tokens ?? outcome.promptIds?.length ?? null;
-  const completionTokens = usage?.completion_tokens ?? sumIds(outcome.choices);
-  const model = completion.model || meta.model;
-  if (outcome.promptNote) {
-    return {
-      id: meta.id,
-      sessionId: meta.sessionId,
-      api: meta.api,
-      upstream: meta.upstream,
-      model,
-      request: meta.request,
-      messages: meta.messages,
-      weightVersion: meta.weightVersion,
-      stream: meta.stream,
-      startedAt: meta.startedAt,
-      promptIds: outcome.promptIds,
-      choices,
-      tokenSource: outcome.tokenSource,
-      promptNote: outcome.promptNote,
-      promptTokens,
-      completionTokens,
-      latencyMs: finishedAt - meta.startedAt,
-      finishedAt,
-      status: 200,
-      error: null,
-    };
-  }
-  return {
-    id: meta.id,
-    sessionId: meta.sessionId,
-    api: meta.api,
-    upstream: meta.upstream,
-    model,
-    request: meta.request,
-    messages: meta.messages,
-    weightVersion: meta.weightVersion,
-    stream: meta.stream,
-    startedAt: meta.startedAt,
+  return traceRecord(meta, {
+    model: completion.model || meta.model,
     promptIds: outcome.promptIds,
     choices,
     tokenSource: outcome.tokenSource,
-    promptTokens,
-    completionTokens,
-    latencyMs: finishedAt - meta.startedAt,
-    finishedAt,
+    promptNote: outcome.promptNote || undefined,
+    promptTokens: completion.usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
+    completionTokens: completion.usage?.completion_tokens ?? sumIds(outcome.choices),
     status: 200,
     error: null,
-  };
+  });
 }
 
 export function completionTrace(meta: TraceMeta, outcome: CompletionOutcome): TraceRecord {
-  const finishedAt = Date.now();
   const completion = outcome.completion;
   const choices: TraceChoice[] = [];
   for (let i = 0; i < completion.choices.length; i++) {
@@ -129,53 +117,31 @@ export function completionTrace(meta: TraceMeta, outcome: CompletionOutcome): Tr
       logprobs: outcome.choices[i]?.logprobs ?? null,
     });
   }
-  const usage = completion.usage;
-  return {
-    id: meta.id,
-    sessionId: meta.sessionId,
-    api: meta.api,
-    upstream: meta.upstream,
+  return traceRecord(meta, {
     model: completion.model || meta.model,
-    request: meta.request,
-    messages: meta.messages,
-    weightVersion: meta.weightVersion,
-    stream: meta.stream,
-    startedAt: meta.startedAt,
     promptIds: outcome.promptIds,
     choices,
     tokenSource: outcome.tokenSource,
-    promptTokens: usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
-    completionTokens: usage?.completion_tokens ?? sumIds(outcome.choices),
-    latencyMs: finishedAt - meta.startedAt,
-    finishedAt,
+    promptNote: undefined,
+    promptTokens: completion.usage?.prompt_tokens ?? outcome.promptIds?.length ?? null,
+    completionTokens: completion.usage?.completion_tokens ?? sumIds(outcome.choices),
     status: 200,
     error: null,
-  };
+  });
 }
 
 export function failedTrace(meta: TraceMeta, status: number, error: string): TraceRecord {
-  const finishedAt = Date.now();
-  return {
-    id: meta.id,
-    sessionId: meta.sessionId,
-    api: meta.api,
-    upstream: meta.upstream,
+  return traceRecord(meta, {
     model: meta.model,
-    request: meta.request,
-    messages: meta.messages,
-    weightVersion: meta.weightVersion,
-    stream: meta.stream,
-    startedAt: meta.startedAt,
     promptIds: null,
     choices: [],
     tokenSource: "none",
+    promptNote: undefined,
     promptTokens: null,
     completionTokens: null,
-    latencyMs: finishedAt - meta.startedAt,
-    finishedAt,
     status,
     error,
-  };
+  });
 }
 
 function sumIds(choices: { completionIds: number[] | null }[]): number | null {

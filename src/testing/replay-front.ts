@@ -16,9 +16,9 @@
  */
 import net from "node:net";
 import { H1Client, requestWhole } from "../gateway/upstreams/h1.js";
-import type { FakeUpstream } from "./fake-upstream.js";
+import { GEN_PATHS } from "./fake-upstream/server.js";
+import type { FakeUpstream } from "./fake-upstream/types.js";
 
-const GEN_PATHS = new Set(["/v1/chat/completions", "/v1/completions", "/generate"]);
 const MAX_HEAD = 64 * 1024;
 const MAX_ENTRIES = 100_000;
 

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { loadRendererSync } from "../gateway/render/index.js";
-import { type Upstream, UpstreamPool } from "../gateway/upstreams/pool.js";
+import { UpstreamPool } from "../gateway/upstreams/pool.js";
 import { promptStateOf } from "../gateway/upstreams/prompt-state.js";
 import type {
   ChatCall,
@@ -14,6 +14,7 @@ import type {
   PromptState,
   UpstreamAdapter,
 } from "../gateway/upstreams/types.js";
+import type { Upstream } from "../gateway/upstreams/upstream.js";
 import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from "../types/index.js";
 import type {
   FakeRespond,

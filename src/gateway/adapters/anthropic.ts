@@ -21,7 +21,6 @@ import { badRequestFromIssues } from "../errors.js";
 import {
   base62Id,
   check,
-  forChoiceZero,
   type Issue,
   isRecord,
   mustBe,
@@ -30,8 +29,8 @@ import {
   reasoningOf,
   type SseEvent,
   str,
-  type ToolCallDelta,
 } from "./sse.js";
+import { type BlockSink, ChatBlockStream } from "./stream-blocks.js";
 
 // ---------------------------------------------------------------------------------------------
 // Output shapes
@@ -714,19 +713,6 @@ export function chatToAnthropicResponse(
 // Streaming: chat chunks → Anthropic events
 // ---------------------------------------------------------------------------------------------
 
-type OpenBlock =
-  | { kind: "text" | "thinking"; index: number }
-  | { kind: "tool"; index: number; call: number };
-
-interface CallState {
-  id: string;
-  name: string;
-  /** Argument fragments, held until the call is complete (see AnthropicStreamTranslator). */
-  fragments: string[];
-  started: boolean;
-  closed: boolean;
-}
-
 export interface AnthropicStreamOptions extends AnthropicIds {
   /**
    * Prompt tokens, when the gateway knows them before the upstream reports usage; message_start
@@ -749,20 +735,21 @@ export interface AnthropicStreamOptions extends AnthropicIds {
  * dropped (input stays `{}`, as in the non-streaming translation) because clients parse the
  * concatenated fragments and a malformed tool input would fail the whole response there.
  *
- * Only choice 0 is translated.
+ * Which blocks open and close when is ChatBlockStream's (stream-blocks.ts); this class only writes
+ * Anthropic's events for them. Only choice 0 is translated.
  */
 export class AnthropicStreamTranslator {
   private readonly messageId: string;
   private readonly inputTokens: number;
   private started = false;
   private done = false;
-  private blocks = 0;
-  private open: OpenBlock | null = null;
-  private readonly calls = new Map<number, CallState>();
-  private finishReason: string | null = null;
-  private matched: unknown = null;
-  private sawCalls = false;
-  private usage: Usage | null = null;
+  private readonly blocks: ChatBlockStream;
+  /** The Anthropic index of the open block. */
+  private index = -1;
+  /** The open tool_use block's argument fragments, held until it closes. */
+  private fragments: string[] = [];
+  /** Events of the call in progress (push / finish). */
+  private ev: SseEvent[] = [];
 
   constructor(
     private readonly request: unknown,
@@ -770,6 +757,7 @@ export class AnthropicStreamTranslator {
   ) {
     this.messageId = opts.messageId ?? base62Id("msg_");
     this.inputTokens = opts.inputTokens ?? 0;
+    this.blocks = new ChatBlockStream(this.sink());
   }
 
   /** The id of the message being streamed. */
@@ -779,47 +767,32 @@ export class AnthropicStreamTranslator {
 
   push(chunk: ChatCompletionChunk): SseEvent[] {
     if (this.done) return [];
-    const ev: SseEvent[] = [];
-    this.start(ev, chunk.model);
-    if (chunk.usage) this.usage = chunk.usage;
-    forChoiceZero(chunk, {
-      reasoning: (text) => this.appendText(ev, "thinking", text),
-      text: (text) => this.appendText(ev, "text", text),
-      toolCall: (tc) => this.appendCall(ev, tc),
-      finish: (reason, matched) => {
-        this.finishReason = reason;
-        this.matched = matched;
-        this.closeAll(ev);
-      },
-    });
-    return ev;
+    this.start(chunk.model);
+    this.blocks.push(chunk);
+    return this.take();
   }
 
   /** Closes open blocks and emits message_delta and message_stop. */
   finish(): SseEvent[] {
     if (this.done) return [];
-    const ev: SseEvent[] = [];
-    this.start(ev, "");
-    this.closeAll(ev);
-    if (this.blocks === 0) {
+    const b = this.blocks;
+    this.start("");
+    b.closeAll();
+    if (b.blocks === 0) {
       // Keep the content non-empty, as the non-streaming translation does.
-      this.startBlock(
-        ev,
-        { kind: "text", index: this.blocks },
-        { type: "text", text: "", citations: null },
-      );
-      this.closeOpen(ev);
+      b.text("text", "");
+      b.closeAll();
     }
-    const usage = chatUsageToAnthropic(this.usage);
+    const usage = chatUsageToAnthropic(b.usage);
     this.done = true;
-    this.emit(ev, "message_delta", {
+    this.emit("message_delta", {
       delta: {
-        ...stopReason(this.finishReason, this.matched, this.sawCalls, this.request),
+        ...stopReason(b.finishReason, b.stopReason, b.sawToolCalls, this.request),
         stop_details: null,
         container: null,
       },
       usage: {
-        input_tokens: this.usage ? usage.input_tokens : this.inputTokens,
+        input_tokens: b.usage ? usage.input_tokens : this.inputTokens,
         output_tokens: usage.output_tokens,
         cache_creation_input_tokens: usage.cache_creation_input_tokens,
         cache_read_input_tokens: usage.cache_read_input_tokens,
@@ -827,8 +800,8 @@ export class AnthropicStreamTranslator {
         server_tool_use: null,
       },
     });
-    this.emit(ev, "message_stop", {});
-    return ev;
+    this.emit("message_stop", {});
+    return this.take();
   }
 
   /** Ends the stream with an `error` event (e.g. the upstream broke off mid-stream). */
@@ -838,11 +811,17 @@ export class AnthropicStreamTranslator {
     return [anthropicErrorEvent(err)];
   }
 
-  private emit(ev: SseEvent[], type: string, fields: Record<string, unknown>): void {
-    ev.push({ event: type, data: { type, ...fields } });
+  private take(): SseEvent[] {
+    const ev = this.ev;
+    this.ev = [];
+    return ev;
   }
 
-  private start(ev: SseEvent[], model: string): void {
+  private emit(type: string, fields: Record<string, unknown>): void {
+    this.ev.push({ event: type, data: { type, ...fields } });
+  }
+
+  private start(model: string): void {
     if (this.started) return;
     this.started = true;
     const message: AnthropicMessage = {
@@ -858,102 +837,67 @@ export class AnthropicStreamTranslator {
       diagnostics: null,
       usage: { ...chatUsageToAnthropic(null), input_tokens: this.inputTokens },
     };
-    this.emit(ev, "message_start", { message });
-    ev.push(anthropicPingEvent());
+    this.emit("message_start", { message });
+    this.ev.push(anthropicPingEvent());
   }
 
-  private startBlock(ev: SseEvent[], open: OpenBlock, block: AnthropicContentBlock): void {
-    this.closeOpen(ev);
-    this.open = open;
-    this.blocks++;
-    this.emit(ev, "content_block_start", { index: open.index, content_block: block });
+  private startBlock(block: AnthropicContentBlock): void {
+    this.index = this.blocks.blocks - 1;
+    this.emit("content_block_start", { index: this.index, content_block: block });
   }
 
-  private appendText(ev: SseEvent[], kind: "text" | "thinking", delta: string): void {
-    if (this.open?.kind !== kind) {
-      this.startBlock(
-        ev,
-        { kind, index: this.blocks },
-        kind === "text"
-          ? { type: "text", text: "", citations: null }
-          : { type: "thinking", thinking: "", signature: "" },
-      );
-    }
-    const index = this.open!.index;
-    this.emit(ev, "content_block_delta", {
-      index,
-      delta:
-        kind === "text"
-          ? { type: "text_delta", text: delta }
-          : { type: "thinking_delta", thinking: delta },
-    });
-  }
-
-  private appendCall(ev: SseEvent[], tc: ToolCallDelta): void {
-    this.sawCalls = true;
-    let st = this.calls.get(tc.index);
-    if (!st) {
-      st = { id: "", name: "", fragments: [], started: false, closed: false };
-      this.calls.set(tc.index, st);
-    }
-    if (tc.id && !st.id) st.id = tc.id;
-    // Some upstreams repeat the name on every delta; only fragments before the block opened count.
-    if (tc.function?.name && !st.started) st.name += tc.function.name;
-    // Fragments of a closed call (interleaved parallel calls, which no known upstream sends) are
-    // dropped: the block's input was already sent.
-    if (st.closed) return;
-    if (tc.function?.arguments) st.fragments.push(tc.function.arguments);
-    if (!st.started && st.name) this.startCall(ev, tc.index, st);
-  }
-
-  private startCall(ev: SseEvent[], call: number, st: CallState): void {
-    st.started = true;
-    this.startBlock(
-      ev,
-      { kind: "tool", index: this.blocks, call },
-      {
-        type: "tool_use",
-        id: st.id || base62Id("toolu_"),
-        name: st.name,
-        input: {},
-        caller: { type: "direct" },
-      },
-    );
-  }
-
-  private closeOpen(ev: SseEvent[]): void {
-    const open = this.open;
-    if (!open) return;
-    this.open = null;
-    if (open.kind === "thinking") {
-      this.emit(ev, "content_block_delta", {
-        index: open.index,
-        delta: { type: "signature_delta", signature: "" },
-      });
-    } else if (open.kind === "tool") {
-      const st = this.calls.get(open.call)!;
-      st.closed = true;
-      // Only a complete JSON object is sent; anything else leaves the input `{}`.
-      if (parseArgsObject(st.fragments.join(""))) {
-        for (const partial_json of st.fragments) {
-          if (!partial_json) continue;
-          this.emit(ev, "content_block_delta", {
-            index: open.index,
-            delta: { type: "input_json_delta", partial_json },
+  /** Anthropic's events for each step of the block run. */
+  private sink(): BlockSink {
+    return {
+      openText: (kind) =>
+        this.startBlock(
+          kind === "text"
+            ? { type: "text", text: "", citations: null }
+            : { type: "thinking", thinking: "", signature: "" },
+        ),
+      textDelta: (kind, delta) =>
+        this.emit("content_block_delta", {
+          index: this.index,
+          delta:
+            kind === "text"
+              ? { type: "text_delta", text: delta }
+              : { type: "thinking_delta", thinking: delta },
+        }),
+      closeText: (kind) => {
+        if (kind === "reasoning")
+          this.emit("content_block_delta", {
+            index: this.index,
+            delta: { type: "signature_delta", signature: "" },
           });
+        this.emit("content_block_stop", { index: this.index });
+      },
+      openCall: (call, held) => {
+        this.fragments = [...held];
+        this.startBlock({
+          type: "tool_use",
+          id: call.id || base62Id("toolu_"),
+          name: call.name,
+          input: {},
+          caller: { type: "direct" },
+        });
+      },
+      callArgs: (_call, delta) => {
+        this.fragments.push(delta);
+      },
+      closeCall: () => {
+        // Only a complete JSON object is sent; anything else leaves the input `{}`.
+        if (parseArgsObject(this.fragments.join(""))) {
+          for (const partial_json of this.fragments)
+            this.emit("content_block_delta", {
+              index: this.index,
+              delta: { type: "input_json_delta", partial_json },
+            });
         }
-      }
-    }
-    this.emit(ev, "content_block_stop", { index: open.index });
-  }
-
-  /** Closes the open block and any call that never got a name (started nameless). */
-  private closeAll(ev: SseEvent[]): void {
-    this.closeOpen(ev);
-    for (const [call, st] of [...this.calls].sort((a, b) => a[0] - b[0])) {
-      if (st.started) continue;
-      this.startCall(ev, call, st);
-      this.closeOpen(ev);
-    }
+        this.fragments = [];
+        this.emit("content_block_stop", { index: this.index });
+      },
+      // The block's input was already sent.
+      lateCallArgs: () => {},
+    };
   }
 }

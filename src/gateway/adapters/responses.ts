@@ -23,7 +23,6 @@ import type {
 import { badRequestFromIssues, HttpError } from "../errors.js";
 import {
   check,
-  forChoiceZero,
   hexId,
   type Issue,
   isRecord,
@@ -32,8 +31,8 @@ import {
   reasoningOf,
   type SseEvent,
   str,
-  type ToolCallDelta,
 } from "./sse.js";
+import { type BlockSink, ChatBlockStream, type TextKind } from "./stream-blocks.js";
 
 // ---------------------------------------------------------------------------------------------
 // Output shapes (the subset of the Responses object model this translator produces)
@@ -714,20 +713,17 @@ export function chatToResponsesResponse(
 // Streaming: chat chunks → Responses events
 // ---------------------------------------------------------------------------------------------
 
+/** The open text or reasoning item. */
 interface OpenText {
-  kind: "message" | "reasoning";
   outputIndex: number;
   item: ResponsesMessageItem | ResponsesReasoningItem;
   text: string;
 }
 
-interface CallState {
-  id: string;
-  name: string;
-  args: string;
-  outputIndex: number | null;
-  item: ResponsesFunctionCallItem | null;
-  closed: boolean;
+/** The open function-call item. */
+interface OpenCall {
+  outputIndex: number;
+  item: ResponsesFunctionCallItem;
 }
 
 /**
@@ -746,7 +742,8 @@ interface CallState {
  * argument delta for an already-closed call (interleaved parallel calls, which no known upstream
  * sends) still reaches the final `response.completed` object.
  *
- * Only choice 0 is translated: Responses has no `n`.
+ * Which items open and close when is ChatBlockStream's (stream-blocks.ts); this class only writes
+ * Responses' events for them. Only choice 0 is translated: Responses has no `n`.
  */
 export class ResponsesStreamTranslator {
   private readonly responseId: string;
@@ -754,18 +751,20 @@ export class ResponsesStreamTranslator {
   private done = false;
   private res: ResponsesResponse | null = null;
   private readonly output: ResponsesOutputItem[] = [];
-  private open: OpenText | null = null;
-  /** The function call currently open, by its chat tool-call index. */
-  private currentCall: number | null = null;
-  private readonly calls = new Map<number, CallState>();
-  private finishReason: string | null = null;
-  private usage: Usage | null = null;
+  private readonly blocks: ChatBlockStream;
+  private openText: OpenText | null = null;
+  private openCall: OpenCall | null = null;
+  /** Function-call items by chat tool-call index, for late argument deltas. */
+  private readonly callItems = new Map<number, ResponsesFunctionCallItem>();
+  /** Events of the call in progress (push / finish / fail). */
+  private ev: SseEvent[] = [];
 
   constructor(
     private readonly request: unknown,
     ids: ResponsesIds = {},
   ) {
     this.responseId = ids.responseId ?? hexId("resp_");
+    this.blocks = new ChatBlockStream(this.sink());
   }
 
   /** The id of the response being streamed. */
@@ -775,40 +774,29 @@ export class ResponsesStreamTranslator {
 
   push(chunk: ChatCompletionChunk): SseEvent[] {
     if (this.done) return [];
-    const ev: SseEvent[] = [];
-    this.start(ev, chunk.model, chunk.created);
-    if (chunk.usage) this.usage = chunk.usage;
-    forChoiceZero(chunk, {
-      reasoning: (text) => this.appendText(ev, "reasoning", text),
-      text: (text) => this.appendText(ev, "message", text),
-      toolCall: (tc) => this.appendCall(ev, tc),
-      finish: (reason) => {
-        this.finishReason = reason;
-        this.closeAll(ev);
-      },
-    });
-    return ev;
+    this.start(chunk.model, chunk.created);
+    this.blocks.push(chunk);
+    return this.take();
   }
 
   /** Closes whatever is open and emits the terminal event. Call once the chat stream ended. */
   finish(): SseEvent[] {
     if (this.done) return [];
-    const ev: SseEvent[] = [];
-    const res = this.start(ev, "", nowSeconds());
-    this.closeAll(ev);
+    const res = this.start("", nowSeconds());
+    this.blocks.closeAll();
     if (this.output.length === 0) {
       // Keep the output non-empty, as the non-streaming translation does.
-      this.appendText(ev, "message", "");
-      this.closeAll(ev);
+      this.blocks.text("text", "");
+      this.blocks.closeAll();
     }
     res.output = this.output.map((o) => structuredClone(o));
-    res.usage = chatUsageToResponses(this.usage);
-    finalizeStatus(res, this.finishReason, nowSeconds());
+    res.usage = chatUsageToResponses(this.blocks.usage);
+    finalizeStatus(res, this.blocks.finishReason, nowSeconds());
     this.done = true;
-    this.emit(ev, res.status === "incomplete" ? "response.incomplete" : "response.completed", {
+    this.emit(res.status === "incomplete" ? "response.incomplete" : "response.completed", {
       response: structuredClone(res),
     });
-    return ev;
+    return this.take();
   }
 
   /**
@@ -817,23 +805,29 @@ export class ResponsesStreamTranslator {
    */
   fail(error: { message: string; code?: string }): SseEvent[] {
     if (this.done) return [];
-    const ev: SseEvent[] = [];
-    const res = this.start(ev, "", nowSeconds());
+    const res = this.start("", nowSeconds());
     res.output = this.output.map((o) => structuredClone(o));
-    res.usage = this.usage ? chatUsageToResponses(this.usage) : null;
+    const usage = this.blocks.usage;
+    res.usage = usage ? chatUsageToResponses(usage) : null;
     res.status = "failed";
     res.error = { code: error.code ?? "server_error", message: error.message };
     this.done = true;
-    this.emit(ev, "response.failed", { response: structuredClone(res) });
+    this.emit("response.failed", { response: structuredClone(res) });
+    return this.take();
+  }
+
+  private take(): SseEvent[] {
+    const ev = this.ev;
+    this.ev = [];
     return ev;
   }
 
-  private emit(ev: SseEvent[], type: string, fields: Record<string, unknown>): void {
-    ev.push({ event: type, data: { type, sequence_number: this.seq++, ...fields } });
+  private emit(type: string, fields: Record<string, unknown>): void {
+    this.ev.push({ event: type, data: { type, sequence_number: this.seq++, ...fields } });
   }
 
   /** Emits response.created and response.in_progress before anything else. */
-  private start(ev: SseEvent[], model: string, created: number): ResponsesResponse {
+  private start(model: string, created: number): ResponsesResponse {
     if (this.res) {
       if (!this.res.model && model) this.res.model = model;
       return this.res;
@@ -844,182 +838,132 @@ export class ResponsesStreamTranslator {
       model || str(this.request, "model") || "",
       created || nowSeconds(),
     );
-    this.emit(ev, "response.created", { response: structuredClone(this.res) });
-    this.emit(ev, "response.in_progress", { response: structuredClone(this.res) });
+    this.emit("response.created", { response: structuredClone(this.res) });
+    this.emit("response.in_progress", { response: structuredClone(this.res) });
     return this.res;
   }
 
-  private appendText(ev: SseEvent[], kind: "message" | "reasoning", delta: string): void {
-    if (this.open?.kind !== kind) {
-      this.closeOpen(ev);
-      const outputIndex = this.output.length;
-      const item: ResponsesMessageItem | ResponsesReasoningItem =
-        kind === "message"
-          ? {
-              id: itemId(this.responseId, "msg", outputIndex),
-              type: "message",
-              role: "assistant",
-              status: "in_progress",
-              content: [],
-            }
-          : {
-              id: itemId(this.responseId, "rs", outputIndex),
-              type: "reasoning",
-              summary: [],
-              content: [],
-            };
-      this.output.push(item);
-      this.open = { kind, outputIndex, item, text: "" };
-      this.emit(ev, "response.output_item.added", {
-        output_index: outputIndex,
-        item: structuredClone(item),
-      });
-      this.emit(ev, "response.content_part.added", {
-        item_id: item.id,
-        output_index: outputIndex,
-        content_index: 0,
-        part: this.part(kind, ""),
-      });
-    }
-    const open = this.open!;
-    if (!delta) return;
-    open.text += delta;
-    if (kind === "message") {
-      this.emit(ev, "response.output_text.delta", {
-        item_id: open.item.id,
-        output_index: open.outputIndex,
-        content_index: 0,
-        delta,
-        logprobs: [],
-      });
-    } else {
-      this.emit(ev, "response.reasoning_text.delta", {
-        item_id: open.item.id,
-        output_index: open.outputIndex,
-        content_index: 0,
-        delta,
-      });
-    }
+  /** An item closes "incomplete" when the model ran out of tokens. */
+  private closedStatus(): ResponsesItemStatus {
+    return this.blocks.finishReason === "length" ? "incomplete" : "completed";
   }
 
-  private part(kind: "message" | "reasoning", text: string): Record<string, unknown> {
-    return kind === "message"
-      ? { type: "output_text", text, annotations: [] }
-      : { type: "reasoning_text", text };
-  }
-
-  private appendCall(ev: SseEvent[], tc: ToolCallDelta): void {
-    let st = this.calls.get(tc.index);
-    if (!st) {
-      st = { id: "", name: "", args: "", outputIndex: null, item: null, closed: false };
-      this.calls.set(tc.index, st);
-    }
-    if (tc.id && !st.id) st.id = tc.id;
-    // Some upstreams repeat the name on every delta; only fragments before the item opened count.
-    if (tc.function?.name && !st.item) st.name += tc.function.name;
-    const delta = tc.function?.arguments ?? "";
-    if (st.closed) {
-      // Interleaved deltas for a call already closed: keep them for the final response.
-      if (st.item && delta) st.item.arguments += delta;
-      return;
-    }
-    if (!st.item) {
-      st.args += delta;
-      // The added event announces the name, so hold the call until the name has arrived.
-      if (st.name) this.openCall(ev, tc.index, st);
-      return;
-    }
-    if (this.currentCall !== tc.index) {
-      // Deltas for an open-but-not-current call cannot happen with strict nesting; treat as late.
-      st.item.arguments += delta;
-      return;
-    }
-    if (delta) this.callDelta(ev, st, delta);
-  }
-
-  private openCall(ev: SseEvent[], index: number, st: CallState): void {
-    this.closeOpen(ev);
-    const outputIndex = this.output.length;
-    const item: ResponsesFunctionCallItem = {
-      id: itemId(this.responseId, "fc", outputIndex),
-      type: "function_call",
-      status: "in_progress",
-      call_id: st.id || hexId("call_", 24),
-      name: st.name,
-      arguments: "",
+  /** Responses' events for each step of the block run. */
+  private sink(): BlockSink {
+    return {
+      openText: (kind) => {
+        const outputIndex = this.output.length;
+        const item: ResponsesMessageItem | ResponsesReasoningItem =
+          kind === "text"
+            ? {
+                id: itemId(this.responseId, "msg", outputIndex),
+                type: "message",
+                role: "assistant",
+                status: "in_progress",
+                content: [],
+              }
+            : {
+                id: itemId(this.responseId, "rs", outputIndex),
+                type: "reasoning",
+                summary: [],
+                content: [],
+              };
+        this.output.push(item);
+        this.openText = { outputIndex, item, text: "" };
+        this.emit("response.output_item.added", {
+          output_index: outputIndex,
+          item: structuredClone(item),
+        });
+        this.emit("response.content_part.added", {
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part: textPart(kind, ""),
+        });
+      },
+      textDelta: (kind, delta) => {
+        const open = this.openText!;
+        open.text += delta;
+        const base = { item_id: open.item.id, output_index: open.outputIndex, content_index: 0 };
+        if (kind === "text")
+          this.emit("response.output_text.delta", { ...base, delta, logprobs: [] });
+        else this.emit("response.reasoning_text.delta", { ...base, delta });
+      },
+      closeText: (kind) => {
+        const { outputIndex, item, text } = this.openText!;
+        this.openText = null;
+        const base = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+        if (kind === "text")
+          this.emit("response.output_text.done", { ...base, text, logprobs: [] });
+        else this.emit("response.reasoning_text.done", { ...base, text });
+        this.emit("response.content_part.done", { ...base, part: textPart(kind, text) });
+        if (item.type === "message") {
+          item.content = [{ type: "output_text", text, annotations: [] }];
+          item.status = this.closedStatus();
+        } else {
+          item.content = [{ type: "reasoning_text", text }];
+        }
+        this.emit("response.output_item.done", {
+          output_index: outputIndex,
+          item: structuredClone(item),
+        });
+      },
+      openCall: (call, held) => {
+        const outputIndex = this.output.length;
+        const item: ResponsesFunctionCallItem = {
+          id: itemId(this.responseId, "fc", outputIndex),
+          type: "function_call",
+          status: "in_progress",
+          call_id: call.id || hexId("call_", 24),
+          name: call.name,
+          arguments: "",
+        };
+        this.output.push(item);
+        this.callItems.set(call.index, item);
+        this.openCall = { outputIndex, item };
+        this.emit("response.output_item.added", {
+          output_index: outputIndex,
+          item: structuredClone(item),
+        });
+        const pending = held.join("");
+        if (pending) this.callDelta(pending);
+      },
+      callArgs: (_call, delta) => this.callDelta(delta),
+      closeCall: () => {
+        const { outputIndex, item } = this.openCall!;
+        this.openCall = null;
+        item.status = this.closedStatus();
+        this.emit("response.function_call_arguments.done", {
+          item_id: item.id,
+          output_index: outputIndex,
+          name: item.name,
+          arguments: item.arguments,
+        });
+        this.emit("response.output_item.done", {
+          output_index: outputIndex,
+          item: structuredClone(item),
+        });
+      },
+      // Kept for the final response.
+      lateCallArgs: (call, delta) => {
+        this.callItems.get(call.index)!.arguments += delta;
+      },
     };
-    st.item = item;
-    st.outputIndex = outputIndex;
-    this.output.push(item);
-    this.currentCall = index;
-    this.emit(ev, "response.output_item.added", {
-      output_index: outputIndex,
-      item: structuredClone(item),
-    });
-    const pending = st.args;
-    st.args = "";
-    if (pending) this.callDelta(ev, st, pending);
   }
 
-  private callDelta(ev: SseEvent[], st: CallState, delta: string): void {
-    st.item!.arguments += delta;
-    this.emit(ev, "response.function_call_arguments.delta", {
-      item_id: st.item!.id,
-      output_index: st.outputIndex,
+  private callDelta(delta: string): void {
+    const { outputIndex, item } = this.openCall!;
+    item.arguments += delta;
+    this.emit("response.function_call_arguments.delta", {
+      item_id: item.id,
+      output_index: outputIndex,
       delta,
     });
   }
+}
 
-  /** Closes the open text, reasoning or function-call item. */
-  private closeOpen(ev: SseEvent[]): void {
-    const status: ResponsesItemStatus = this.finishReason === "length" ? "incomplete" : "completed";
-    if (this.open) {
-      const { kind, outputIndex, item, text } = this.open;
-      this.open = null;
-      const base = { item_id: item.id, output_index: outputIndex, content_index: 0 };
-      if (kind === "message") {
-        this.emit(ev, "response.output_text.done", { ...base, text, logprobs: [] });
-      } else {
-        this.emit(ev, "response.reasoning_text.done", { ...base, text });
-      }
-      this.emit(ev, "response.content_part.done", { ...base, part: this.part(kind, text) });
-      if (item.type === "message") {
-        item.content = [{ type: "output_text", text, annotations: [] }];
-        item.status = status;
-      } else {
-        item.content = [{ type: "reasoning_text", text }];
-      }
-      this.emit(ev, "response.output_item.done", {
-        output_index: outputIndex,
-        item: structuredClone(item),
-      });
-    }
-    if (this.currentCall !== null) {
-      const st = this.calls.get(this.currentCall)!;
-      this.currentCall = null;
-      st.closed = true;
-      const item = st.item!;
-      item.status = status;
-      this.emit(ev, "response.function_call_arguments.done", {
-        item_id: item.id,
-        output_index: st.outputIndex,
-        name: item.name,
-        arguments: item.arguments,
-      });
-      this.emit(ev, "response.output_item.done", {
-        output_index: st.outputIndex,
-        item: structuredClone(item),
-      });
-    }
-  }
-
-  /** Closes the open item and flushes calls that never got a name (opening them nameless). */
-  private closeAll(ev: SseEvent[]): void {
-    this.closeOpen(ev);
-    for (const [index, st] of [...this.calls].sort((a, b) => a[0] - b[0])) {
-      if (st.item) continue;
-      this.openCall(ev, index, st);
-      this.closeOpen(ev);
-    }
-  }
+function textPart(kind: TextKind, text: string): Record<string, unknown> {
+  return kind === "text"
+    ? { type: "output_text", text, annotations: [] }
+    : { type: "reasoning_text", text };
 }

@@ -1,8 +1,8 @@
 /**
  * Helpers shared by the dialect adapters (Responses, Anthropic Messages): random ids in each
  * vendor's style, zod validation that reports issues under a caller-chosen path, the tolerant
- * readers used to echo fields of a request that may not have been validated, and the walk over a
- * chat chunk that both stream translators turn into their own events.
+ * readers used to echo fields of a request that may not have been validated. The core both stream
+ * translators share is stream-blocks.ts.
  *
  * SSE framing itself (`SseEvent`, `formatSse`) lives in `../http.ts`; the adapters only produce
  * `SseEvent` values and leave writing them to the HTTP layer.
@@ -10,11 +10,7 @@
 
 import type { z } from "zod";
 import { secureRandomBytes } from "../../random.js";
-import type {
-  ChatCompletionChoice,
-  ChatCompletionChunk,
-  ChatCompletionChunkChoice,
-} from "../../types/chat.js";
+import type { ChatCompletionChoice, ChatCompletionChunkChoice } from "../../types/chat.js";
 import type { SseEvent } from "../http.js";
 
 export { formatSse } from "../http.js";
@@ -106,33 +102,4 @@ export function parseArgsObject(args: string): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-}
-
-/** One tool-call fragment of a chat chunk's delta. */
-export type ToolCallDelta = NonNullable<ChatCompletionChunkChoice["delta"]["tool_calls"]>[number];
-
-/** What a dialect's stream translator does with each part of a chat chunk. */
-export interface ChunkParts {
-  reasoning(text: string): void;
-  text(text: string): void;
-  toolCall(call: ToolCallDelta): void;
-  /** `stopReason` is vLLM's `stop_reason`: the stop string or token id that ended the choice. */
-  finish(reason: string, stopReason: unknown): void;
-}
-
-/**
- * Hands the parts of `chunk`'s choice 0 to `parts`, in the order the non-streaming translations
- * lay them out: reasoning, text, tool calls, then the finish. Other choices are dropped: neither
- * Responses nor Anthropic Messages has `n`. Empty text is dropped too: upstreams open a stream
- * with `content: ""`, which must not open an empty text block ahead of the reasoning.
- */
-export function forChoiceZero(chunk: ChatCompletionChunk, parts: ChunkParts): void {
-  const choice = chunk.choices?.find((c) => c.index === 0);
-  if (!choice) return;
-  const d = choice.delta ?? {};
-  const reasoning = reasoningOf(d);
-  if (reasoning) parts.reasoning(reasoning);
-  if (typeof d.content === "string" && d.content) parts.text(d.content);
-  for (const tc of d.tool_calls ?? []) parts.toolCall(tc);
-  if (choice.finish_reason) parts.finish(choice.finish_reason, choice.stop_reason);
 }

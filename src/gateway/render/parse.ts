@@ -5,15 +5,20 @@
  *
  * One incremental parser serves both the streaming and the whole-text path (`parseCompletion` is
  * push-everything-then-finish), so a streamed response always adds up to the non-streamed one.
+ * The format is src/chat/chatml.ts's; this parser reads any model's output in it the way vLLM's
+ * hermes parser does (arguments re-serialised as Python's json.dumps, random call ids, newlines
+ * around blocks dropped), where `parseAssistant` there reads the local model's own output
+ * verbatim so that a re-render reproduces its ids.
  */
+import {
+  THINK_CLOSE,
+  THINK_OPEN,
+  TOOL_CALL_CLOSE as TOOL_CLOSE,
+  TOOL_CALL_OPEN as TOOL_OPEN,
+} from "../../chat/chatml.js";
 import { secureRandomBytes } from "../../random.js";
 import type { ToolCall } from "../../types/chat.js";
 import { pythonJsonDumps } from "./pyjson.js";
-
-const THINK_OPEN = "<think>";
-const THINK_CLOSE = "</think>";
-const TOOL_OPEN = "<tool_call>";
-const TOOL_CLOSE = "</tool_call>";
 
 export interface StreamToolCall {
   /** Position of this call among the completion's tool calls (OpenAI's `tool_calls[].index`). */

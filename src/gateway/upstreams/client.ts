@@ -2,14 +2,14 @@
 import { HttpError } from "../errors.js";
 import { SseParser } from "../http.js";
 import type { H1Handler } from "./h1.js";
+import { CallAbort, type CallSignal } from "./types.js";
 import {
   describe,
   isConnectFailure,
   joinPath,
   type Upstream,
   UpstreamConnectError,
-} from "./pool.js";
-import { CallAbort, type CallSignal } from "./types.js";
+} from "./upstream.js";
 
 /** Shared by every call. */
 const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };

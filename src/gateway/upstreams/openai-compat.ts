@@ -12,7 +12,6 @@ import type { ChatCompletion, ChatCompletionChunk } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
 import { postJson, postSse } from "./client.js";
-import type { Upstream } from "./pool.js";
 import type {
   CallSignal,
   ChatCall,
@@ -23,6 +22,7 @@ import type {
   CompletionOutcome,
   UpstreamAdapter,
 } from "./types.js";
+import type { Upstream } from "./upstream.js";
 
 export class OpenAICompatAdapter implements UpstreamAdapter {
   async chat(u: Upstream, call: ChatCall): Promise<ChatOutcome> {

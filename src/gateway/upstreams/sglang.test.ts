@@ -26,9 +26,10 @@ import {
 import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import { type Upstream, UpstreamConnectError, type UpstreamPool } from "./pool.js";
+import type { UpstreamPool } from "./pool.js";
 import { SglangAdapter } from "./sglang.js";
 import type { ChatCall, Completion, CompletionCall } from "./types.js";
+import { type Upstream, UpstreamConnectError } from "./upstream.js";
 
 const TOOLS: Tool[] = [
   {

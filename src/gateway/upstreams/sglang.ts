@@ -15,7 +15,6 @@ import type { TokenSource } from "../../types/index.js";
 import { HttpError } from "../errors.js";
 import type { ChatRenderer } from "../render/index.js";
 import { readUpstreamJson, type UpstreamResponse, upstreamPost, upstreamSse } from "./client.js";
-import type { Upstream } from "./pool.js";
 import {
   buildPromptIds,
   CompletionText,
@@ -38,6 +37,7 @@ import type {
   CompletionRequest,
   UpstreamAdapter,
 } from "./types.js";
+import type { Upstream } from "./upstream.js";
 
 /** Sampling parameters SGLang reads under the same name as OpenAI/vLLM. */
 const SAME_NAME = [

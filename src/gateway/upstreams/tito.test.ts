@@ -27,9 +27,11 @@ import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
 import { type ChatRenderer, PrefixMismatchError } from "../render/index.js";
-import { type Upstream, UpstreamConnectError, type UpstreamPool } from "./pool.js";
-import { buildPromptIds, sameJson, titoAdapters } from "./tito.js";
+import type { UpstreamPool } from "./pool.js";
+import { buildPromptIds, sameJson } from "./tito.js";
+import { titoAdapters } from "./tito-adapters.js";
 import type { ChatCall } from "./types.js";
+import { type Upstream, UpstreamConnectError } from "./upstream.js";
 import { VllmTitoAdapter } from "./vllm-tito.js";
 
 const TOOLS: Tool[] = [

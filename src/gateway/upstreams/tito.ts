@@ -6,8 +6,10 @@
  *
  * Shared here by both adapters: prompt building (`buildPromptIds`), and `TitoChatRun`, which turns
  * sampled ids into text, reasoning and tool calls the same way whether they arrive in one response
- * or chunk by chunk, so a streamed call records exactly what the non-streamed one would.
+ * or chunk by chunk, so a streamed call records exactly what the non-streamed one would. The
+ * adapters import from here, never the other way (`titoAdapters` in tito-adapters.ts builds them).
  */
+import { TOOL_CALL_OPEN as TOOL_OPEN } from "../../chat/chatml.js";
 import { secureRandomBytes } from "../../random.js";
 import {
   type ChatCompletion,
@@ -31,20 +33,8 @@ import {
   promptOpensReasoning,
   type StreamParser,
 } from "../render/index.js";
-import type { Upstream } from "./pool.js";
-// A cycle (both adapters import helpers from here), harmless because no module runs the others'
-// code while loading: the classes are only instantiated when titoAdapters is called.
-import { SglangAdapter } from "./sglang.js";
-import type { ChatCall, ChatOutcome, PromptState, UpstreamAdapter } from "./types.js";
-import { VllmTitoAdapter } from "./vllm-tito.js";
-
-/** The token-in/token-out adapters for one model's renderer (`--tokenizer DIR`). */
-export function titoAdapters(renderer: ChatRenderer): {
-  vllm: UpstreamAdapter;
-  sglang: UpstreamAdapter;
-} {
-  return { vllm: new VllmTitoAdapter(renderer), sglang: new SglangAdapter(renderer) };
-}
+import type { ChatCall, ChatOutcome, PromptState } from "./types.js";
+import type { Upstream } from "./upstream.js";
 
 // ---------------------------------------------------------------------------------------------
 // Prompt building
@@ -389,7 +379,6 @@ export class CompletionText {
   }
 }
 
-const TOOL_OPEN = "<tool_call>";
 /** What `<tool_call>` is turned into when tool calls must not be parsed (private-use characters). */
 const TOOL_OPEN_ESCAPED = "\uE000rllm-tool-call\uE001";
 

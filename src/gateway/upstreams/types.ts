@@ -12,7 +12,7 @@ import type {
   ChatMessage,
   TokenSource,
 } from "../../types/index.js";
-import type { Upstream } from "./pool.js";
+import type { Upstream } from "./upstream.js";
 
 /**
  * What cancels an upstream call: a DOM AbortSignal, or the gateway's CallAbort. Both say whether

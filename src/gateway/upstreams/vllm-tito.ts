@@ -12,7 +12,6 @@ import { HttpError } from "../errors.js";
 import type { ChatRenderer } from "../render/index.js";
 import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
 import { OpenAICompatAdapter } from "./openai-compat.js";
-import type { Upstream } from "./pool.js";
 import {
   type BuiltPrompt,
   buildPromptIds,
@@ -29,6 +28,7 @@ import type {
   CompletionOutcome,
   UpstreamAdapter,
 } from "./types.js";
+import type { Upstream } from "./upstream.js";
 
 /** Request fields forwarded as they are: vLLM's completions endpoint reads them the same way. */
 const SAMPLING_KEYS = [

@@ -1,0 +1,137 @@
+/** The fake upstream's public types: its options, the scripted model's inputs and outputs, faults. */
+import type { IncomingHttpHeaders } from "node:http";
+import type { ChatMessage } from "../../types/chat.js";
+
+export type FakeUpstreamKind = "vllm" | "sglang" | "openai";
+
+export interface FakeTokenizer {
+  encode(text: string): number[];
+  decode(ids: number[]): string;
+}
+
+export interface FakeToolCall {
+  name: string;
+  /** A JSON string, or an object that is JSON-encoded. */
+  arguments: string | Record<string, unknown>;
+  id?: string;
+}
+
+export interface FakeCompletion {
+  text: string;
+  /** Thinking text; rendered as `<think>\n…\n</think>\n\n` before the text. */
+  reasoning?: string;
+  toolCalls?: FakeToolCall[];
+  /** "stop" (default): the model ends with EOS. "length": it would go on (no EOS). */
+  finishReason?: "stop" | "length";
+}
+
+export interface FakeRequestInfo {
+  kind: FakeUpstreamKind;
+  endpoint: "chat" | "completions" | "generate";
+  messages?: ChatMessage[];
+  tools?: unknown[];
+  /** Chat: the ChatML-rendered prompt. Completions/generate: the prompt text (decoded if ids). */
+  promptText: string;
+  /** The prompt token ids (computed on first access). */
+  readonly promptIds: number[];
+  /** The request body (chat/completions) or the sampling params merged over the body (generate). */
+  params: Record<string, unknown>;
+  choiceIndex: number;
+  promptIndex: number;
+}
+
+export type FakeRespond = (req: FakeRequestInfo) => string | FakeCompletion;
+
+interface FaultBase {
+  /** Only a request to this exact path consumes the fault (default: any generation request). */
+  path?: string;
+}
+export type FakeFault = FaultBase &
+  (
+    | { kind: "status"; status: number; body?: unknown; headers?: Record<string, string> }
+    | { kind: "garbage"; status?: number; body?: string }
+    | { kind: "destroy" }
+    | { kind: "destroy-mid-stream"; afterChunks: number }
+    | { kind: "hang" }
+    | { kind: "delay"; ms: number }
+  );
+
+export interface FakeUpstreamOptions {
+  kind: FakeUpstreamKind;
+  port?: number;
+  host?: string;
+  /** Served model name (default "fake-model"). */
+  model?: string;
+  /** Reject requests naming another model with 404, as vLLM does (default false). */
+  checkModel?: boolean;
+  respond?: FakeRespond;
+  tokenizer?: FakeTokenizer;
+  /** Appended to token ids when the model finishes on its own (default: 2 with the byte tokenizer). */
+  eosTokenId?: number;
+  /** Default seed for logprobs when the request has none (default 0). */
+  seed?: number;
+  /** Delay before answering each generation request. */
+  latencyMs?: number;
+  /** Delay between streamed chunks. */
+  tokenDelayMs?: number;
+  /** Tokens per streamed chunk (vLLM's stream interval; default 1). */
+  tokensPerChunk?: number;
+  /** Record requests (default true). */
+  record?: boolean;
+  /** Cap on `requests` (default 1000; oldest dropped). */
+  maxRecorded?: number;
+  /** Field name for thinking text in chat messages/deltas (vllm default "reasoning"; else "reasoning_content"). */
+  reasoningField?: "reasoning" | "reasoning_content" | "both";
+  /** vLLM error body: "nested" (v0.10.1+, default) or "legacy" (flat `object: "error"`). */
+  errorFormat?: "nested" | "legacy";
+  /** SGLang `--incremental-streaming-output`: stream deltas instead of cumulative outputs. */
+  sglangIncrementalStreaming?: boolean;
+  /** openai kind: reject vLLM-only params such as `return_token_ids` with 400 (default: ignore). */
+  rejectUnknownParams?: boolean;
+  maxModelLen?: number;
+  /** SGLang `meta_info.weight_version` (default "default"). */
+  weightVersion?: string;
+  /**
+   * Answer a generation request whose path and body were seen before with the bytes it got the
+   * first time (one write), without generating again: a bare TCP front before the fake
+   * (replay-front.ts, which says what it leaves out). For benchmarks, where the fake shares a core
+   * with what is measured and stands for a GPU server that costs the gateway's machine nothing: it
+   * then costs little more than its socket reads and writes. Ids and timestamps repeat. Off by
+   * default; not used while faults are queued or a latency is set.
+   */
+  replay?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  at: number;
+}
+
+export interface FakeUpstreamConfig {
+  latencyMs: number;
+  tokenDelayMs: number;
+  tokensPerChunk: number;
+  weightVersion: string;
+  healthy: boolean;
+}
+
+export interface FakeUpstream {
+  readonly kind: FakeUpstreamKind;
+  readonly url: string;
+  readonly port: number;
+  readonly model: string;
+  /** Received requests (newest last), capped by `maxRecorded`. */
+  readonly requests: RecordedRequest[];
+  /** Faults to inject, consumed one per generation request in order. Push to it freely. */
+  readonly faults: FakeFault[];
+  /** Mutable runtime settings. */
+  readonly config: FakeUpstreamConfig;
+  readonly inFlight: number;
+  readonly totalRequests: number;
+  setHealthy(healthy: boolean): void;
+  clearRequests(): void;
+  close(): Promise<void>;
+}
