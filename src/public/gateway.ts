@@ -13,7 +13,7 @@ export {
   RendererLoadError,
 } from "../gateway/render/index.js";
 export { Gateway, type GatewayOptions, startGateway } from "../gateway/server.js";
-export type { Upstream } from "../gateway/upstreams/pool.js";
+export type { Upstream } from "../gateway/upstreams/upstream.js";
 export type {
   CallSignal,
   ChatCall,

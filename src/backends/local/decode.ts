@@ -20,9 +20,8 @@
  * forward): do not prefill between a forward(…, {needCache: true}) and its backward.
  */
 import { ropeRow, ropeTable, softmaxScaledPrefix } from "./functional.js";
-import { GEMV_ROWS, type ModelHeap, type Slice } from "./heap.js";
+import { GEMV_ROWS, type GptConfig, type GptWeights, type ModelHeap, type Slice } from "./heap.js";
 import { gemmWorkspaceBytes } from "./kernels/gemm-wasm.js";
-import type { GptConfig, GptWeights } from "./model.js";
 import type { PhaseTimer } from "./profile.js";
 
 /** What the decoder uses of its model (the Gpt hands it these at construction). */

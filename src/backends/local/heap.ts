@@ -15,6 +15,47 @@
 import { gemmJs } from "./kernels/gemm-js.js";
 import { type GemmExports, instantiateGemm } from "./kernels/gemm-wasm.js";
 import { instantiateOps, type OpsExports } from "./kernels/ops-wasm.js";
+
+/** The architecture whose parameters the heap holds (see model.ts for what each knob shapes). */
+export interface GptConfig {
+  vocabSize: number;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  maxSeqLen: number;
+  /** Hidden width of the MLP as a multiple of dModel (4 in GPT-2). */
+  mlpRatio: number;
+  positional: "learned" | "rope";
+  /** The output head is the token embedding transposed (the only mode implemented). */
+  tiedHead: true;
+}
+
+/** One block's parameters, as heap slices. */
+export interface LayerParams {
+  ln1g: Slice;
+  ln1b: Slice;
+  wqkv: Slice;
+  bqkv: Slice;
+  wo: Slice;
+  bo: Slice;
+  ln2g: Slice;
+  ln2b: Slice;
+  w1: Slice;
+  b1: Slice;
+  w2: Slice;
+  b2: Slice;
+}
+
+/** Every parameter tensor of the model, as heap slices. */
+export interface GptWeights {
+  wte: Slice;
+  /** Learned positions (positional "learned" only). */
+  wpe: Slice | undefined;
+  layers: LayerParams[];
+  lnfg: Slice;
+  lnfb: Slice;
+}
+
 import type { PhaseTimer } from "./profile.js";
 
 /** A slice of the heap: `size` floats from float offset `off`. */

@@ -37,25 +37,20 @@ import {
   ropeTable,
   softmaxScaledPrefix,
 } from "./functional.js";
-import { GEMV_ROWS, ModelHeap, NO_SLICE, type Slice } from "./heap.js";
+import {
+  GEMV_ROWS,
+  type GptConfig,
+  type GptWeights,
+  type LayerParams,
+  ModelHeap,
+  NO_SLICE,
+  type Slice,
+} from "./heap.js";
 import { gemmWorkspaceBytes } from "./kernels/gemm-wasm.js";
 import { type PhaseProfile, PhaseTimer } from "./profile.js";
 
-export type { Slice } from "./heap.js";
+export type { GptConfig, GptWeights, LayerParams, Slice } from "./heap.js";
 export type { PhaseProfile } from "./profile.js";
-
-export interface GptConfig {
-  vocabSize: number;
-  dModel: number;
-  nLayers: number;
-  nHeads: number;
-  maxSeqLen: number;
-  /** Hidden width of the MLP as a multiple of dModel (4 in GPT-2). */
-  mlpRatio: number;
-  positional: "learned" | "rope";
-  /** The output head is the token embedding transposed (the only mode implemented). */
-  tiedHead: true;
-}
 
 export interface GptOptions {
   /** Seed of the parameter initialisation (same seed → identical weights). */
@@ -89,32 +84,6 @@ export interface ParamInfo {
   /** Offset of this tensor inside the flat parameter (and gradient) buffer. */
   offset: number;
   size: number;
-}
-
-/** One block's parameters, as heap slices. */
-export interface LayerParams {
-  ln1g: Slice;
-  ln1b: Slice;
-  wqkv: Slice;
-  bqkv: Slice;
-  wo: Slice;
-  bo: Slice;
-  ln2g: Slice;
-  ln2b: Slice;
-  w1: Slice;
-  b1: Slice;
-  w2: Slice;
-  b2: Slice;
-}
-
-/** Every parameter tensor of the model, as heap slices. */
-export interface GptWeights {
-  wte: Slice;
-  /** Learned positions (positional "learned" only). */
-  wpe: Slice | undefined;
-  layers: LayerParams[];
-  lnfg: Slice;
-  lnfb: Slice;
 }
 
 /** Per-layer activations kept for the backward pass. */
