@@ -6,13 +6,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { partialAssistant } from "../../chat/stream.js";
 import { ChatStreamAccumulator } from "../../gateway/accumulate.js";
 import { Gateway } from "../../gateway/server.js";
 import { mulberry32 } from "../../random.js";
 import type { ChatCompletionChunk, ChatMessage, TraceRecord } from "../../types/index.js";
 import { parseAssistant, renderChat } from "./chat-format.js";
 import { Gpt, type GptConfig } from "./model.js";
-import { LocalSampler, partialAssistant } from "./sampler.js";
+import { LocalSampler } from "./sampler.js";
 import { byteTokenizer, IM_END_ID } from "./tokenizer.js";
 
 const CONFIG: GptConfig = {

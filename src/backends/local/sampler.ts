@@ -30,8 +30,6 @@ import type { ProgressMessage, SamplerBatch, SamplerWorkerData } from "./sampler
 import { byteTokenizer } from "./tokenizer.js";
 import { WorkerClient } from "./worker-rpc.js";
 
-export type { AssistantSoFar } from "../serving/assistant-stream.js";
-export { partialAssistant } from "../serving/assistant-stream.js";
 export type { SamplerMetrics } from "../serving/scheduler.js";
 
 export interface LocalSamplerOptions {

@@ -9,9 +9,10 @@
  */
 import { randomInt } from "node:crypto";
 import type http from "node:http";
+import { parseAssistant } from "../../chat/chatml.js";
+import { finalAssistant, partialAssistant } from "../../chat/stream.js";
 import { openAIErrorBody } from "../../http.js";
 import { mixSeed, secureRandomBytes } from "../../random.js";
-import { finalAssistant, parseAssistant, partialAssistant } from "./assistant-stream.js";
 import type {
   SampledSequence,
   SamplingSettings,

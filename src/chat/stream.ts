@@ -1,13 +1,17 @@
 /**
  * The streaming chat parse: what of a growing ChatML/Hermes completion (`<think>` reasoning,
  * content, `<tool_call>` blocks) is already certain under the final parse, so a stream can send it
- * and the streamed message equals the non-streamed one. Kept apart so the one ChatML parser of
- * the project can replace `parseAssistant` here without touching the front end.
+ * and the streamed message equals the non-streamed one (the samplers' front end streams with it).
  */
-import type { ToolCall } from "../../types/chat.js";
-import { parseAssistant } from "../local/chat-format.js";
-
-export { parseAssistant };
+import type { ToolCall } from "../types/chat.js";
+import {
+  TOOL_CALL_OPEN as CALL_OPEN,
+  ENDOFTEXT,
+  IM_END,
+  parseAssistant,
+  THINK_OPEN as THINK,
+  THINK_CLOSE as THINK_END,
+} from "./chatml.js";
 
 export interface AssistantSoFar {
   reasoning: string;
@@ -20,9 +24,6 @@ export function finalAssistant(raw: string): AssistantSoFar {
   return { reasoning: p.reasoning_content ?? "", content: p.content ?? "", calls: p.tool_calls };
 }
 
-const THINK = "<think>";
-const THINK_END = "</think>";
-const CALL_OPEN = "<tool_call>";
 const TOOL_BLOCK = /<tool_call>\n?[\s\S]*?\n?<\/tool_call>/g;
 const TRAILING_EOS = /(<\|im_end\|>|<\|endoftext\|>)+$/;
 
@@ -75,7 +76,7 @@ export function partialAssistant(raw: string): AssistantSoFar {
     const t = tail.replace(TRAILING_EOS, "");
     tailContent = t.slice(
       0,
-      t.length - heldSuffix(t, [`\n${CALL_OPEN}`, CALL_OPEN, "<|im_end|>", "<|endoftext|>"]),
+      t.length - heldSuffix(t, [`\n${CALL_OPEN}`, CALL_OPEN, IM_END, ENDOFTEXT]),
     );
   }
   return {
