@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model.js";
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
-import { ConfigError } from "../config/index.js";
+import { addFlags, SERVE_FLAGS } from "./flags.js";
 
 export interface ModelServeOptions {
   /** A checkpoint directory written by the local backend (saveCheckpoint). */
@@ -78,44 +78,15 @@ function originOf(s: LocalSampler): string {
   return s.baseURL.replace(/\/v1$/, "");
 }
 
-function intOption(name: string, min: number, max: number): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new ConfigError(
-        `${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`,
-      );
-    return n;
-  };
-}
-
 /** Adds `serve` to the `rllm model` command. */
 export function registerServeCommand(modelCmd: Command): Command {
-  modelCmd
+  const serve = modelCmd
     .command("serve")
     .description(
       "Serve the local model (a checkpoint, or a fresh untrained one) as an OpenAI-compatible server in vLLM's shapes.",
-    )
-    .option("--checkpoint <dir>", "local-backend checkpoint directory (default: untrained model)")
-    .requiredOption(
-      "--port <port>",
-      "port to listen on (0: any free port)",
-      intOption("--port", 0, 65535),
-    )
-    .option("--host <host>", "address to bind (default 127.0.0.1)")
-    .option(
-      "--workers <n>",
-      "worker threads, one model replica each (default 1)",
-      intOption("--workers", 1, 256),
-    )
-    .option(
-      "--seed <seed>",
-      "init seed of the untrained model (without --checkpoint)",
-      intOption("--seed", 0, 2 ** 32 - 1),
-    )
-    .option("--model <name>", 'served model name (default "rllm-local")')
-    .action(async (o: ModelServeOptions) => {
-      await runModelServe(o);
-    });
+    );
+  addFlags(serve, SERVE_FLAGS).action(async (o: ModelServeOptions) => {
+    await runModelServe(o);
+  });
   return modelCmd;
 }
