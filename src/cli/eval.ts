@@ -25,6 +25,7 @@ import {
   formatSummary,
   type GatewayHandle,
   InProcessGateway,
+  inProcessGatewayConfig,
   RemoteGateway,
   runRollouts,
   summarize,
@@ -76,6 +77,7 @@ export async function runEvalCommand(
   const agentCmd = ev.agentCmd ?? flags.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
+  const inProcess = inProcessGatewayConfig(config, "rllm eval");
   const local = ev.backend === "local" || ev.checkpoint !== undefined;
   const recipe =
     local &&
@@ -190,12 +192,11 @@ export async function runEvalCommand(
     } else {
       gateway = await InProcessGateway.start(
         {
+          ...inProcess.config,
           upstreams: [{ url: baseURL!, kind, ...(apiKey ? { apiKey } : {}), model }],
           model,
-          ...(config.gateway.tokenizer ? { tokenizer: config.gateway.tokenizer } : {}),
-          healthCheckIntervalMs: 0,
         },
-        { storePath: join(output, "traces.db") },
+        { storePath: join(output, "traces.db"), storeSynchronous: inProcess.storeSynchronous },
       );
     }
 

@@ -16,6 +16,7 @@ import {
   loadConfig,
   type RllmConfig,
 } from "../config/index.js";
+import { inProcessGatewayConfig } from "../engine/gateway.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
 import {
   COUNTDOWN_RECIPE,
@@ -82,6 +83,7 @@ export async function runTrainCommand(
     throw new ConfigError(`--backend ${config.backend.name}: only the local backend exists so far`);
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
+  const gateway = inProcessGatewayConfig(config, "rllm train");
   const recipe = usesCountdownRecipe(entry.name, {
     backend: config.backend.name,
     agent: tc.agent,
@@ -155,6 +157,7 @@ export async function runTrainCommand(
     valDataset: val,
     backend,
     config: { ...config, trainer: { ...tc, ...budget, samplingParams, valSamplingParams } },
+    gateway,
     output,
     log: io.log,
     signal,

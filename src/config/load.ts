@@ -60,7 +60,36 @@ export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
 export function parseConfig(value: unknown): RllmConfig {
   const result = RllmConfigSchema.safeParse(value);
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues, "config"));
-  return result.data;
+  const config = result.data;
+  if (isPlainObject(value))
+    for (const [name, section] of Object.entries(config)) {
+      const raw = value[name];
+      given.set(section, new Set(isPlainObject(raw) ? Object.keys(raw) : []));
+    }
+  return config;
+}
+
+/** The keys of each parsed section that some layer set (the rest are the schema's defaults). */
+const given = new WeakMap<object, ReadonlySet<string>>();
+let schemaDefaults: RllmConfig | undefined;
+
+/**
+ * The keys of a config section that some layer set — a defaults layer, the file, the environment
+ * or a flag — as opposed to the schema's defaults. For a config that did not come through
+ * loadConfig/parseConfig (built in code), the keys whose value differs from the schema's default.
+ */
+export function givenKeys<S extends keyof RllmConfig>(
+  config: Pick<RllmConfig, S>,
+  section: S,
+): ReadonlySet<string> {
+  const value = config[section] as Record<string, unknown>;
+  const known = given.get(value);
+  if (known) return known;
+  schemaDefaults ??= RllmConfigSchema.parse({});
+  const dflt = schemaDefaults[section] as Record<string, unknown>;
+  return new Set(
+    Object.keys(value).filter((k) => JSON.stringify(value[k]) !== JSON.stringify(dflt[k])),
+  );
 }
 
 export function readConfigFile(path: string): ConfigLayer {

@@ -29,7 +29,7 @@ import type { TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
 import { summarize, writeJsonAtomic } from "../engine/eval.js";
-import { InProcessGateway } from "../engine/gateway.js";
+import { InProcessGateway, type InProcessGatewaySettings } from "../engine/gateway.js";
 import { mulberry32, seededPermutation } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import type { Datum, Episode, Task } from "../types/index.js";
@@ -53,6 +53,8 @@ export interface AgentTrainerOptions {
   valDataset?: Task[];
   backend: TrainingBackend;
   config: Pick<RllmConfig, "trainer" | "algorithm" | "optim" | "engine">;
+  /** The in-process gateway's settings from the gateway and store sections (inProcessGatewayConfig). */
+  gateway?: InProcessGatewaySettings;
   /** Where metrics, checkpoints and traces go (default config.trainer.output). */
   output?: string;
   /** Lines for the console (default stderr). */
@@ -190,11 +192,12 @@ export class AgentTrainer {
     const sampler = await backend.sampler();
     const gateway = await InProcessGateway.start(
       {
+        healthCheckIntervalMs: 0,
+        ...this.o.gateway?.config,
         upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
         model: sampler.model,
-        healthCheckIntervalMs: 0,
       },
-      { storePath: join(output, "traces.db") },
+      { storePath: join(output, "traces.db"), storeSynchronous: this.o.gateway?.storeSynchronous },
     );
     await gateway.setWeightVersion(sampler.weightVersion);
     let version = sampler.weightVersion;
