@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -79,6 +80,26 @@ describe("rllm eval --backend local --checkpoint", () => {
       ),
       /--seed seeds every \(task, attempt\) apart/,
     );
+  });
+
+  it("serves on backend.sampler.host/port when the config sets them", async () => {
+    const port = await new Promise<number>((res) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as AddressInfo).port;
+        srv.close(() => res(p));
+      });
+    });
+    const output = join(dir, "sampler-port");
+    const config = loadConfig({
+      env: {},
+      flags: {
+        ...evalFlagsToConfig({ checkpoint: ckpt, maxExamples: 1, attempts: 1, output }),
+        backend: { sampler: { host: "127.0.0.1", port } },
+      },
+    });
+    assert.equal(await runEvalCommand("countdown", config), 0);
+    const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+    assert.equal(r.config.baseURL, `http://127.0.0.1:${port}/v1`);
   });
 
   it("refuses --backend local without a checkpoint off the recipe, and with --base-url", async () => {

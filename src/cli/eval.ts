@@ -106,6 +106,8 @@ export async function runEvalCommand(
       config: ck.config,
       params: ck.params,
       weightVersion: ck.checkpoint.weightVersion,
+      host: sc.host,
+      port: sc.port,
       modelName: sc.modelName,
       workers: sc.workers,
       maxBatch: sc.maxBatch,
