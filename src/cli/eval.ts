@@ -17,6 +17,7 @@ import {
   type ConfigLayer,
   loadConfig,
   loadProvider,
+  progressEnabled,
   type RllmConfig,
 } from "../config/index.js";
 import {
@@ -41,6 +42,7 @@ import {
 } from "../trainer/countdown-recipe.js";
 import type { Episode, Task } from "../types/index.js";
 import { addFlags, EVAL_FLAGS, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
+import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flags.ts). */
 export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
@@ -78,6 +80,7 @@ export async function runEvalCommand(
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
+  const log = createLog();
   const local = ev.backend === "local" || ev.checkpoint !== undefined;
   const recipe =
     local &&
@@ -97,7 +100,8 @@ export async function runEvalCommand(
       throw new ConfigError(
         "--backend local serves a checkpoint itself; drop --base-url/--gateway (or drop --backend local)",
       );
-    const dir = ev.checkpoint ?? (recipe ? await ensureCountdownBase() : undefined);
+    const dir =
+      ev.checkpoint ?? (recipe ? await ensureCountdownBase({ log: log.info }) : undefined);
     if (!dir)
       throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
     const ck = await loadLocalCheckpoint(dir);
@@ -116,7 +120,7 @@ export async function runEvalCommand(
     baseURL = sampler.baseURL;
     model = sampler.modelName;
     kind = "vllm";
-    console.error(
+    log.info(
       `rllm eval: serving ${resolve(dir)} (weight version ${ck.checkpoint.weightVersion}) at ${baseURL}`,
     );
   }
@@ -242,7 +246,7 @@ export async function runEvalCommand(
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
     };
-    console.error(
+    log.info(
       `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
     );
     try {
@@ -263,7 +267,7 @@ export async function runEvalCommand(
         signal: graceful.signal,
         hardSignal: hard.signal,
         onEpisode: writeEpisode,
-        progress: createProgress({ label: "rollouts" }),
+        ...(progressEnabled() ? { progress: createProgress({ label: "rollouts" }) } : {}),
       });
       const summary = summarize(result.episodes, {
         benchmark: entry.name,

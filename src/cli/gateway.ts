@@ -9,6 +9,7 @@ import {
   flagLayer,
   GATEWAY_FLAGS,
 } from "./flags.js";
+import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm gateway` (its table: GATEWAY_FLAGS in flags.ts). */
 export type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
@@ -38,14 +39,15 @@ export function gatewayCommand(): Command {
       storeSynchronous: config.store.synchronous,
     });
     const url = await gw.listen();
-    console.log(`rllm gateway listening on ${url}`);
-    console.log(`  store: ${storePath === "memory" ? "in memory (lost on exit)" : storePath}`);
-    for (const u of gw.pool.list()) console.log(`  upstream: ${u.kind} ${u.url}`);
-    console.log(
+    const log = createLog({ write: (l) => console.log(l) });
+    log.info(`rllm gateway listening on ${url}`);
+    log.info(`  store: ${storePath === "memory" ? "in memory (lost on exit)" : storePath}`);
+    for (const u of gw.pool.list()) log.info(`  upstream: ${u.kind} ${u.url}`);
+    log.info(
       `  admin key: ${config.gateway.adminKey ? "required" : "not set (admin routes are open)"}`,
     );
     const stop = async (signal: string) => {
-      console.log(`rllm gateway: ${signal}, closing`);
+      log.info(`rllm gateway: ${signal}, closing`);
       await gw.close();
       process.exit(0);
     };

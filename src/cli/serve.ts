@@ -8,6 +8,7 @@ import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
 import { addFlags, SERVE_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
 export interface ModelServeOptions {
   /** A checkpoint directory written by the local backend (saveCheckpoint). */
@@ -29,6 +30,8 @@ export interface ModelServer {
 
 /** Loads the weights, starts the sampler, prints its URL and closes it on SIGINT/SIGTERM. */
 export async function runModelServe(opts: ModelServeOptions): Promise<ModelServer> {
+  const log = createLog({ write: (l) => console.log(l) });
+  const { warn } = createLog({ write: (l) => console.warn(l) });
   let config: GptConfig;
   let params: Float32Array;
   let weightVersion = 0;
@@ -40,7 +43,7 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
   } else {
     config = { ...DEFAULT_GPT_CONFIG };
     params = new Gpt(config, { seed: opts.seed ?? 0 }).paramData.slice();
-    console.warn(
+    warn(
       `rllm model serve: no --checkpoint, serving a freshly initialised model (seed ${opts.seed ?? 0}): it is untrained and its output is noise. Pass --checkpoint DIR to serve trained weights.`,
     );
   }
@@ -53,12 +56,12 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
     ...(opts.model !== undefined ? { modelName: opts.model } : {}),
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
   });
-  console.log(
+  log.info(
     `rllm model serve: "${sampler.modelName}" (weight version ${sampler.weightVersion}, context ${config.maxSeqLen} tokens) on ${sampler.baseURL}`,
   );
-  console.log(`  use it through the gateway: rllm gateway --upstream vllm=${originOf(sampler)}`);
+  log.info(`  use it through the gateway: rllm gateway --upstream vllm=${originOf(sampler)}`);
   const onSignal = (signal: NodeJS.Signals) => {
-    console.log(`rllm model serve: ${signal}, closing`);
+    log.info(`rllm model serve: ${signal}, closing`);
     void close().then(() => process.exit(0));
   };
   let closed = false;

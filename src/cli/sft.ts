@@ -12,6 +12,7 @@ import {
 } from "../config/index.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
 import { addFlags, type FlagValues, flagLayer, SFT_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flags.ts). */
 export type SftFlags = FlagValues<typeof SFT_FLAGS>;
@@ -38,7 +39,7 @@ function fmt(m: SftStepMetrics, total: number): string {
 
 export async function runSftCommand(
   config: RllmConfig,
-  io: { log: (line: string) => void; signal?: AbortSignal } = { log: (l) => console.error(l) },
+  io: { log: (line: string) => void; signal?: AbortSignal } = { log: createLog().info },
 ): Promise<{ model?: string; steps: number; firstLoss: number; lastLoss: number }> {
   const sft = config.sft;
   if (!sft.trainFile)

@@ -14,6 +14,7 @@ import {
   type ConfigLayer,
   type LoadConfigOptions,
   loadConfig,
+  progressEnabled,
   type RllmConfig,
 } from "../config/index.js";
 import { inProcessGatewayConfig } from "../engine/gateway.js";
@@ -29,6 +30,7 @@ import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
 import { addFlags, type FlagValues, flagLayer, TRAIN_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm train` (its table: TRAIN_FLAGS in flags.ts). */
 export type TrainFlags = FlagValues<typeof TRAIN_FLAGS>;
@@ -74,7 +76,7 @@ export async function runTrainCommand(
   benchmarkName: string,
   config: RllmConfig,
   io: { log: (line: string) => void; signal?: AbortSignal; home?: string } = {
-    log: (l) => console.error(l),
+    log: createLog().info,
   },
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
@@ -161,7 +163,7 @@ export async function runTrainCommand(
     output,
     log: io.log,
     signal,
-    progress: Boolean(process.stderr.isTTY) && !io.signal,
+    progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
   try {
     backend.checkLoss(trainer.loss());
