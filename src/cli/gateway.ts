@@ -1,6 +1,6 @@
 /** `rllm gateway`: serve the model gateway in the foreground until SIGINT/SIGTERM. */
 import { Command } from "commander";
-import { ConfigError, type ConfigLayer, loadConfig } from "../config/index.js";
+import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
 import { Gateway } from "../gateway/server.js";
 import {
   addFlags,
@@ -25,14 +25,7 @@ export function gatewayCommand(): Command {
         "no upstream: pass --upstream URL (e.g. --upstream http://127.0.0.1:8000 for a vLLM server)",
       );
     }
-    const storePath =
-      config.store.path === "memory" &&
-      !opts.store &&
-      !opts.db &&
-      !process.env.RLLM_STORE_PATH &&
-      !opts.config
-        ? defaultGatewayStore()
-        : config.store.path;
+    const storePath = gatewayStorePath(config);
     const gw = new Gateway({
       config: config.gateway,
       storePath,
@@ -59,4 +52,15 @@ export function gatewayCommand(): Command {
 /** The config layer of `rllm gateway`'s flags. */
 export function flagsToConfig(opts: GatewayFlags): ConfigLayer {
   return flagLayer(GATEWAY_FLAGS, opts);
+}
+
+/**
+ * Where `rllm gateway` keeps sessions and traces: store.path from any layer (--db, --store memory,
+ * RLLM_STORE_PATH, a config file), else a file under $RLLM_HOME — with or without a config file.
+ */
+export function gatewayStorePath(
+  config: Pick<RllmConfig, "store">,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return config.store.path ?? defaultGatewayStore(env);
 }

@@ -3,6 +3,9 @@
  * refused with an error naming it. Which is which is shown here, key by key.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
   ConfigError,
@@ -13,6 +16,7 @@ import {
 } from "../config/index.js";
 import { InProcessGateway, inProcessGatewayConfig } from "../engine/gateway.js";
 import { runEvalCommand } from "./eval.js";
+import { flagsToConfig as gatewayFlags, gatewayStorePath } from "./gateway.js";
 import { runTrainCommand } from "./train.js";
 
 /** A value for each key of the gateway and store sections, unlike its default. */
@@ -185,5 +189,29 @@ describe("no silent knobs", () => {
       }),
       /store\.path: rllm train keeps the run's traces in OUTPUT\/traces\.db/,
     );
+  });
+
+  it("rllm gateway keeps its store under RLLM_HOME with or without a config file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rllm-knobs-"));
+    const env = { RLLM_HOME: join(dir, "home") };
+    const home = join(dir, "home", "gateway", "traces.db");
+    const file = join(dir, "gateway.yaml");
+    writeFileSync(file, "gateway:\n  port: 9100\n"); // no store section
+    const path = (
+      flags: Parameters<typeof gatewayFlags>[0],
+      o: { file?: string; env?: object } = {},
+    ) =>
+      gatewayStorePath(
+        loadConfig({ file: o.file, env: { ...env, ...o.env }, flags: gatewayFlags(flags) }),
+        env,
+      );
+    assert.equal(path({}), home);
+    assert.equal(path({}, { file }), home);
+    // any layer may say otherwise
+    assert.equal(path({ store: "memory" }, { file }), "memory");
+    assert.equal(path({ db: join(dir, "g.db") }), join(dir, "g.db"));
+    assert.equal(path({}, { env: { RLLM_STORE_PATH: "memory" } }), "memory");
+    writeFileSync(file, `store:\n  path: ${join(dir, "f.db")}\n`);
+    assert.equal(path({}, { file }), join(dir, "f.db"));
   });
 });

@@ -11,7 +11,7 @@ test("defaults apply when nothing is given", () => {
   const c = loadConfig({ env: {} });
   assert.equal(c.gateway.port, 8089);
   assert.equal(c.gateway.host, "127.0.0.1");
-  assert.equal(c.store.path, "memory");
+  assert.equal(c.store.path, undefined); // each command decides (rllm gateway: a file in RLLM_HOME)
   assert.deepEqual(c.gateway.upstreams, []);
 });
 
