@@ -135,6 +135,10 @@ describe("no silent knobs", () => {
       refuse({ engine: { gateway: "http://127.0.0.1:1" } }, "rllm train"),
       /engine\.gateway: rllm train runs its own gateway/,
     );
+    assert.match(
+      refuse({ engine: { gatewayAdminKey: "k" } }, "rllm eval"),
+      /engine\.gatewayAdminKey: it is the admin key of a running gateway \(--gateway URL\)/,
+    );
     // a remote gateway is configured where it runs: any key set here is refused
     assert.match(
       refuse(

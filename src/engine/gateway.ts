@@ -74,7 +74,7 @@ export interface InProcessGatewaySettings {
  * (the keys some layer set; upstreams and the model come from the run), or a ConfigError naming
  * the first key it cannot honour. Health probing is off unless asked for: the one upstream is
  * the run's own. With `engine.gateway` (a remote gateway) every key set in either section is an
- * error, and so is `engine.gateway` in `rllm train`.
+ * error, and so is `engine.gateway` in `rllm train`, and `engine.gatewayAdminKey` without it.
  */
 export function inProcessGatewayConfig(
   config: Pick<RllmConfig, "gateway" | "store" | "engine">,
@@ -84,6 +84,10 @@ export function inProcessGatewayConfig(
   if (remote && command === "rllm train")
     throw new ConfigError(
       `engine.gateway: rllm train runs its own gateway in process (--gateway is rllm eval's); drop it`,
+    );
+  if (config.engine.gatewayAdminKey && !remote)
+    throw new ConfigError(
+      `engine.gatewayAdminKey: it is the admin key of a running gateway (--gateway URL) and ${command} has none; drop it (gateway.adminKey protects the in-process gateway's admin routes)`,
     );
   const out: Partial<GatewayConfig> = { healthCheckIntervalMs: 0 };
   for (const section of ["gateway", "store"] as const) {
