@@ -26,6 +26,7 @@ import {
   num,
   parseSamplingParams,
   port,
+  schemasAt,
 } from "./flags.js";
 import { gatewayCommand, flagsToConfig as gatewayFlagsToConfig } from "./gateway.js";
 import { modelCommand } from "./model.js";
@@ -335,6 +336,17 @@ describe("flag tables", () => {
       () => parse(evalCommand(), ["gsm8k", "--upstream-kind", "tgi"]),
       /--upstream-kind <kind>' argument 'tgi' is invalid/,
     );
+  });
+
+  it("every row's config key is one the schema has", () => {
+    for (const [command, rows] of Object.entries(COMMAND_FLAGS))
+      for (const row of rows)
+        if ("path" in row && row.path)
+          assert.ok(
+            schemasAt(row.path).length > 0,
+            `rllm ${command} ${row.flag}: no key ${row.path}`,
+          );
+    assert.equal(schemasAt("trainer.nope").length, 0);
   });
 
   it("README.md lists each command's flags as its table does", () => {

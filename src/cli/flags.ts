@@ -237,12 +237,19 @@ function shownDefault(v: unknown): string | number | undefined {
   return undefined; // booleans (a switch is off unless given), objects, arrays
 }
 
-/** The values the schema allows at a dotted key when they are a closed set (enum, literals). */
-export function choicesAt(path: string): string[] | undefined {
+/** The schemas of a dotted key (one per union member that has it; none: no such key). */
+export function schemasAt(path: string): z.ZodType[] {
   let level: z.ZodType[] = [RllmConfigSchema];
   for (const key of path.split(".")) {
     level = level.flatMap((s) => objectsOf(s).flatMap((o) => (o.shape[key] ? [o.shape[key]] : [])));
   }
+  return level;
+}
+
+/** The values the schema allows at a dotted key when they are a closed set (enum, literals). */
+export function choicesAt(path: string): string[] | undefined {
+  const level = schemasAt(path);
+  if (!level.length) return undefined;
   const values = new Set<string>();
   for (let s of level) {
     s = unwrap(s);
