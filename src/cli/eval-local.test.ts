@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -79,6 +80,60 @@ describe("rllm eval --backend local --checkpoint", () => {
       ),
       /--seed seeds every \(task, attempt\) apart/,
     );
+  });
+
+  it("serves on backend.sampler.host/port when the config sets them", async () => {
+    const port = await new Promise<number>((res) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as AddressInfo).port;
+        srv.close(() => res(p));
+      });
+    });
+    const output = join(dir, "sampler-port");
+    const config = loadConfig({
+      env: {},
+      flags: {
+        ...evalFlagsToConfig({ checkpoint: ckpt, maxExamples: 1, attempts: 1, output }),
+        backend: { sampler: { host: "127.0.0.1", port } },
+      },
+    });
+    assert.equal(await runEvalCommand("countdown", config), 0);
+    const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+    assert.equal(r.config.baseURL, `http://127.0.0.1:${port}/v1`);
+  });
+
+  it("RLLM_LOG_LEVEL=warn drops the log lines and RLLM_NO_PROGRESS the progress; the summary stays", async () => {
+    const run = async (name: string, env: Record<string, string>) => {
+      const saved = { ...process.env };
+      Object.assign(process.env, env);
+      const out: string[] = [];
+      const { write } = process.stderr;
+      const { error, log } = console;
+      process.stderr.write = ((chunk: string | Uint8Array) => {
+        out.push(String(chunk));
+        return true;
+      }) as typeof process.stderr.write;
+      console.error = (...a: unknown[]) => void out.push(`${a.join(" ")}\n`);
+      console.log = (...a: unknown[]) => void out.push(`stdout: ${a.join(" ")}\n`);
+      try {
+        const output = join(dir, name);
+        const flags = evalFlagsToConfig({ checkpoint: ckpt, maxExamples: 2, attempts: 1, output });
+        assert.equal(await runEvalCommand("countdown", loadConfig({ env: {}, flags })), 0);
+      } finally {
+        process.stderr.write = write;
+        Object.assign(console, { error, log });
+        for (const k of Object.keys(env)) delete process.env[k];
+        Object.assign(process.env, saved);
+      }
+      return out.join("");
+    };
+    const loud = await run("log-info", {});
+    assert.match(loud, /rllm eval: serving/);
+    assert.match(loud, /rllm eval countdown\/test: 2 tasks/);
+    assert.match(loud, /rollouts: 2 to run/);
+    const quiet = await run("log-warn", { RLLM_LOG_LEVEL: "warn", RLLM_NO_PROGRESS: "1" });
+    assert.doesNotMatch(quiet, /rllm eval|rollouts: |\/2 rollouts/);
+    assert.match(quiet, /stdout: .*countdown/, "the results are output, not log lines");
   });
 
   it("refuses --backend local without a checkpoint off the recipe, and with --base-url", async () => {

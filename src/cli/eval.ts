@@ -17,6 +17,7 @@ import {
   type ConfigLayer,
   loadConfig,
   loadProvider,
+  progressEnabled,
   type RllmConfig,
 } from "../config/index.js";
 import {
@@ -25,6 +26,7 @@ import {
   formatSummary,
   type GatewayHandle,
   InProcessGateway,
+  inProcessGatewayConfig,
   RemoteGateway,
   runRollouts,
   summarize,
@@ -38,171 +40,33 @@ import {
   ensureCountdownBase,
   usesCountdownRecipe,
 } from "../trainer/countdown-recipe.js";
-import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
-import { int, num } from "./flags.js";
+import type { Episode, Task } from "../types/index.js";
+import { addFlags, EVAL_FLAGS, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
+import { createLog } from "./log.js";
 
-interface EvalFlags {
-  baseUrl?: string;
-  model?: string;
-  apiKey?: string;
-  upstreamKind?: "vllm" | "sglang" | "openai";
-  tokenizer?: string;
-  gateway?: string;
-  gatewayAdminKey?: string;
-  agent?: string;
-  agentCmd?: string;
-  evaluator?: string;
-  split?: string;
-  maxExamples?: number;
-  taskIndices?: string;
-  concurrency?: number;
-  attempts?: number;
-  timeout?: number;
-  retries?: number;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  samplingParams?: string;
-  seed?: number;
-  dataDir?: string;
-  output?: string;
-  backend?: string;
-  checkpoint?: string;
-  config?: string;
-}
+/** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flags.ts). */
+export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
 export function evalCommand(): Command {
-  return new Command("eval")
+  const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
     .argument(
       "<benchmark>",
       "a catalog benchmark (gsm8k, math500, aime_2024, aime_2025, hotpotqa, countdown)",
-    )
-    .option(
-      "--base-url <url>",
-      "OpenAI-compatible base URL of the model (else the stored provider)",
-    )
-    .option("--model <name>", "model name")
-    .option("--api-key <key>", "API key for the model server")
-    .option(
-      "--upstream-kind <kind>",
-      "vllm or sglang (token ids), openai (any hosted API; default)",
-    )
-    .option("--tokenizer <dir>", "model dir for token-in/token-out (needed for sglang)")
-    .option("--gateway <url>", "use a running gateway instead of starting one in process")
-    .option("--gateway-admin-key <key>", "admin key of that gateway")
-    .option(
-      "--agent <file[#export]>",
-      "a module exporting a rollout (default: the benchmark's agent)",
-    )
-    .option("--agent-cmd <command>", "run this command per rollout, with OPENAI_BASE_URL etc. set")
-    .option(
-      "--evaluator <file[#export]>",
-      "a module exporting an evaluator (default: the benchmark's grader)",
-    )
-    .option("--split <name>", "dataset split (default: the benchmark's)")
-    .option("--max-examples <n>", "evaluate at most n tasks", int("--max-examples"))
-    .option("--task-indices <spec>", "only these rows, e.g. 0,3,7-9")
-    .option("--concurrency <n>", "rollouts at once (default 64)", int("--concurrency"))
-    .option("--attempts <k>", "attempts per task; reports pass@1..k (default 1)", int("--attempts"))
-    .option("--timeout <seconds>", "per-rollout limit (default 600)", num("--timeout"))
-    .option("--retries <n>", "retries of infrastructure failures (default 2)", int("--retries"))
-    .option("--temperature <t>", "sampling temperature", num("--temperature"))
-    .option("--top-p <p>", "nucleus sampling", num("--top-p"))
-    .option("--max-tokens <n>", "completion token limit per call", int("--max-tokens"))
-    .option("--sampling-params <k=v,...>", "more sampling parameters, e.g. top_k=20,seed=1")
-    .option(
-      "--seed <n>",
-      "seed each (task, attempt)'s sampling apart: a rerun repeats its answers",
-      int("--seed"),
-    )
-    .option(
-      "--data-dir <dir>",
-      "read DIR/<benchmark>/<split>.jsonl[.gz]|.parquet instead of the Hub",
-    )
-    .option(
-      "--output <dir>",
-      "where results.json and episodes/ go (default runs/eval/<benchmark>-<time>)",
-    )
-    .option(
-      "--backend <name>",
-      "local: serve a local-backend checkpoint in process (no model server)",
-    )
-    .option("--checkpoint <dir>", "the checkpoint --backend local serves")
-    .option("--config <file>", "YAML or JSON config file")
-    .action(async (benchmark: string, flags: EvalFlags) => {
-      const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
-      const code = await runEvalCommand(benchmark, config, flags);
-      process.exitCode = code;
-    });
-}
-
-export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
-  const sampling: Record<string, unknown> = {};
-  if (f.samplingParams) Object.assign(sampling, parseSamplingParams(f.samplingParams));
-  if (f.temperature !== undefined) sampling.temperature = f.temperature;
-  if (f.topP !== undefined) sampling.top_p = f.topP;
-  if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
-  if (f.upstreamKind && !["vllm", "sglang", "openai"].includes(f.upstreamKind)) {
-    throw new ConfigError(`--upstream-kind ${f.upstreamKind}: use vllm, sglang or openai`);
-  }
-  return {
-    model: { baseUrl: f.baseUrl, name: f.model, apiKey: f.apiKey, kind: f.upstreamKind },
-    gateway: { tokenizer: f.tokenizer },
-    engine: {
-      concurrency: f.concurrency,
-      timeoutSeconds: f.timeout,
-      infraRetries: f.retries,
-      gateway: f.gateway,
-      gatewayAdminKey: f.gatewayAdminKey,
-    },
-    eval: {
-      split: f.split,
-      maxExamples: f.maxExamples,
-      taskIndices: f.taskIndices,
-      attempts: f.attempts,
-      dataDir: f.dataDir,
-      output: f.output,
-      agent: f.agent,
-      agentCmd: f.agentCmd,
-      evaluator: f.evaluator,
-      backend: f.backend,
-      checkpoint: f.checkpoint,
-      seed: f.seed,
-      ...(Object.keys(sampling).length ? { samplingParams: sampling } : {}),
-    },
-  };
-}
-
-/** `k=v,k=v` → an object of sampling parameters, values parsed as JSON where they can be. */
-export function parseSamplingParams(spec: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const part of spec
-    .split(",")
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) throw new ConfigError(`--sampling-params: "${part}" is not key=value`);
-    const key = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim();
-    let value: unknown = raw;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      // a bare string such as a stop word
-    }
-    out[key] = value;
-  }
-  const checked = SamplingParamsSchema.safeParse(out);
-  if (!checked.success) {
-    const i = checked.error.issues[0]!;
-    const known = Object.keys(SamplingParamsSchema.shape).join(", ");
-    throw new ConfigError(
-      `--sampling-params: ${i.path.join(".") || i.message}: ${i.message}. Known: ${known}`,
     );
-  }
-  return checked.data;
+  return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
+    const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
+    const code = await runEvalCommand(benchmark, config, flags);
+    process.exitCode = code;
+  });
 }
+
+/** The config layer of `rllm eval`'s flags. */
+export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
+  return flagLayer(EVAL_FLAGS, f);
+}
+
+export { parseSamplingParams };
 
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
 export async function runEvalCommand(
@@ -215,6 +79,8 @@ export async function runEvalCommand(
   const agentCmd = ev.agentCmd ?? flags.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
+  const inProcess = inProcessGatewayConfig(config, "rllm eval");
+  const log = createLog();
   const local = ev.backend === "local" || ev.checkpoint !== undefined;
   const recipe =
     local &&
@@ -234,7 +100,8 @@ export async function runEvalCommand(
       throw new ConfigError(
         "--backend local serves a checkpoint itself; drop --base-url/--gateway (or drop --backend local)",
       );
-    const dir = ev.checkpoint ?? (recipe ? await ensureCountdownBase() : undefined);
+    const dir =
+      ev.checkpoint ?? (recipe ? await ensureCountdownBase({ log: log.info }) : undefined);
     if (!dir)
       throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
     const ck = await loadLocalCheckpoint(dir);
@@ -243,6 +110,8 @@ export async function runEvalCommand(
       config: ck.config,
       params: ck.params,
       weightVersion: ck.checkpoint.weightVersion,
+      host: sc.host,
+      port: sc.port,
       modelName: sc.modelName,
       workers: sc.workers,
       maxBatch: sc.maxBatch,
@@ -251,7 +120,7 @@ export async function runEvalCommand(
     baseURL = sampler.baseURL;
     model = sampler.modelName;
     kind = "vllm";
-    console.error(
+    log.info(
       `rllm eval: serving ${resolve(dir)} (weight version ${ck.checkpoint.weightVersion}) at ${baseURL}`,
     );
   }
@@ -329,12 +198,11 @@ export async function runEvalCommand(
     } else {
       gateway = await InProcessGateway.start(
         {
+          ...inProcess.config,
           upstreams: [{ url: baseURL!, kind, ...(apiKey ? { apiKey } : {}), model }],
           model,
-          ...(config.gateway.tokenizer ? { tokenizer: config.gateway.tokenizer } : {}),
-          healthCheckIntervalMs: 0,
         },
-        { storePath: join(output, "traces.db") },
+        { storePath: join(output, "traces.db"), storeSynchronous: inProcess.storeSynchronous },
       );
     }
 
@@ -378,7 +246,7 @@ export async function runEvalCommand(
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
     };
-    console.error(
+    log.info(
       `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
     );
     try {
@@ -399,7 +267,7 @@ export async function runEvalCommand(
         signal: graceful.signal,
         hardSignal: hard.signal,
         onEpisode: writeEpisode,
-        progress: createProgress({ label: "rollouts" }),
+        ...(progressEnabled() ? { progress: createProgress({ label: "rollouts" }) } : {}),
       });
       const summary = summarize(result.episodes, {
         benchmark: entry.name,

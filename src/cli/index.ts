@@ -29,7 +29,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     console.error(`rllm: ${err.message}`);
   } else {
     console.error(`rllm: ${err instanceof Error ? err.message : String(err)}`);
-    if (process.env.RLLM_DEBUG && err instanceof Error) console.error(err.stack);
+    const debug = process.env.RLLM_DEBUG || process.env.RLLM_LOG_LEVEL?.toLowerCase() === "debug";
+    if (debug && err instanceof Error) console.error(err.stack);
   }
   process.exit(1);
 });

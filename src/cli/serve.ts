@@ -7,7 +7,8 @@ import type { Command } from "commander";
 import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model.js";
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
-import { ConfigError } from "../config/index.js";
+import { addFlags, SERVE_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
 export interface ModelServeOptions {
   /** A checkpoint directory written by the local backend (saveCheckpoint). */
@@ -29,6 +30,8 @@ export interface ModelServer {
 
 /** Loads the weights, starts the sampler, prints its URL and closes it on SIGINT/SIGTERM. */
 export async function runModelServe(opts: ModelServeOptions): Promise<ModelServer> {
+  const log = createLog({ write: (l) => console.log(l) });
+  const { warn } = createLog({ write: (l) => console.warn(l) });
   let config: GptConfig;
   let params: Float32Array;
   let weightVersion = 0;
@@ -40,7 +43,7 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
   } else {
     config = { ...DEFAULT_GPT_CONFIG };
     params = new Gpt(config, { seed: opts.seed ?? 0 }).paramData.slice();
-    console.warn(
+    warn(
       `rllm model serve: no --checkpoint, serving a freshly initialised model (seed ${opts.seed ?? 0}): it is untrained and its output is noise. Pass --checkpoint DIR to serve trained weights.`,
     );
   }
@@ -53,12 +56,12 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
     ...(opts.model !== undefined ? { modelName: opts.model } : {}),
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
   });
-  console.log(
+  log.info(
     `rllm model serve: "${sampler.modelName}" (weight version ${sampler.weightVersion}, context ${config.maxSeqLen} tokens) on ${sampler.baseURL}`,
   );
-  console.log(`  use it through the gateway: rllm gateway --upstream vllm=${originOf(sampler)}`);
+  log.info(`  use it through the gateway: rllm gateway --upstream vllm=${originOf(sampler)}`);
   const onSignal = (signal: NodeJS.Signals) => {
-    console.log(`rllm model serve: ${signal}, closing`);
+    log.info(`rllm model serve: ${signal}, closing`);
     void close().then(() => process.exit(0));
   };
   let closed = false;
@@ -78,44 +81,15 @@ function originOf(s: LocalSampler): string {
   return s.baseURL.replace(/\/v1$/, "");
 }
 
-function intOption(name: string, min: number, max: number): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new ConfigError(
-        `${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`,
-      );
-    return n;
-  };
-}
-
 /** Adds `serve` to the `rllm model` command. */
 export function registerServeCommand(modelCmd: Command): Command {
-  modelCmd
+  const serve = modelCmd
     .command("serve")
     .description(
       "Serve the local model (a checkpoint, or a fresh untrained one) as an OpenAI-compatible server in vLLM's shapes.",
-    )
-    .option("--checkpoint <dir>", "local-backend checkpoint directory (default: untrained model)")
-    .requiredOption(
-      "--port <port>",
-      "port to listen on (0: any free port)",
-      intOption("--port", 0, 65535),
-    )
-    .option("--host <host>", "address to bind (default 127.0.0.1)")
-    .option(
-      "--workers <n>",
-      "worker threads, one model replica each (default 1)",
-      intOption("--workers", 1, 256),
-    )
-    .option(
-      "--seed <seed>",
-      "init seed of the untrained model (without --checkpoint)",
-      intOption("--seed", 0, 2 ** 32 - 1),
-    )
-    .option("--model <name>", 'served model name (default "rllm-local")')
-    .action(async (o: ModelServeOptions) => {
-      await runModelServe(o);
-    });
+    );
+  addFlags(serve, SERVE_FLAGS).action(async (o: ModelServeOptions) => {
+    await runModelServe(o);
+  });
   return modelCmd;
 }

@@ -11,77 +11,25 @@ import {
   type RllmConfig,
 } from "../config/index.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
-import { int, num } from "./flags.js";
+import { addFlags, type FlagValues, flagLayer, SFT_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
-interface SftFlags {
-  backend?: string;
-  trainFile?: string;
-  valFile?: string;
-  checkpoint?: string;
-  output?: string;
-  epochs?: number;
-  batchSize?: number;
-  maxSteps?: number;
-  lr?: number;
-  warmupSteps?: number;
-  schedule?: string;
-  saveFreq?: number;
-  valFreq?: number;
-  seed?: number;
-  overlong?: string;
-  config?: string;
-}
+/** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flags.ts). */
+export type SftFlags = FlagValues<typeof SFT_FLAGS>;
 
+/** The config layer of `rllm sft`'s flags. */
 export function sftFlagsToConfig(f: SftFlags): ConfigLayer {
-  return {
-    backend: {
-      name: f.backend,
-      checkpoint: f.checkpoint,
-    },
-    optim: { lr: f.lr, warmupSteps: f.warmupSteps, schedule: f.schedule },
-    sft: {
-      trainFile: f.trainFile,
-      valFile: f.valFile,
-      epochs: f.epochs,
-      batchSize: f.batchSize,
-      maxSteps: f.maxSteps,
-      saveFreq: f.saveFreq,
-      valFreq: f.valFreq,
-      seed: f.seed,
-      overlong: f.overlong,
-      output: f.output,
-    },
-  } as ConfigLayer;
+  return flagLayer(SFT_FLAGS, f);
 }
 
 export function sftCommand(): Command {
-  return new Command("sft")
-    .description(
-      "Supervised fine-tuning: cross-entropy on the assistant tokens of {messages} rows (JSONL).",
-    )
-    .option("--backend <name>", "training backend (local)")
-    .option("--train-file <file>", "JSONL, one {messages: [...], tools?: [...]} per line")
-    .option("--val-file <file>", "JSONL rows for a validation loss")
-    .option("--checkpoint <dir>", "start from this checkpoint (default: a fresh model)")
-    .option(
-      "--output <dir>",
-      "metrics.jsonl, checkpoints/ and the final model/ (default runs/sft-<time>)",
-    )
-    .option("--epochs <n>", "passes over the data (default 1)", int("--epochs"))
-    .option("--batch-size <n>", "rows per optimizer step (default 16)", int("--batch-size"))
-    .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
-    .option("--lr <x>", "peak learning rate (default 1e-3)", num("--lr"))
-    .option("--warmup-steps <n>", "linear warmup steps", int("--warmup-steps"))
-    .option("--schedule <s>", "constant, linear or cosine")
-    .option("--save-freq <n>", "checkpoint every n steps", int("--save-freq"))
-    .option("--val-freq <n>", "validation loss every n steps (default 50)", int("--val-freq"))
-    .option("--seed <n>", "shuffle seed", int("--seed"))
-    .option("--overlong <mode>", "rows longer than the context: error (default) or truncate")
-    .option("--config <file>", "YAML or JSON config file")
-    .action(async (flags: SftFlags) => {
-      const config = loadConfig({ file: flags.config, flags: sftFlagsToConfig(flags) });
-      await runSftCommand(config);
-    });
+  const cmd = new Command("sft").description(
+    "Supervised fine-tuning: cross-entropy on the assistant tokens of {messages} rows (JSONL).",
+  );
+  return addFlags(cmd, SFT_FLAGS).action(async (flags: SftFlags) => {
+    const config = loadConfig({ file: flags.config, flags: sftFlagsToConfig(flags) });
+    await runSftCommand(config);
+  });
 }
 
 function fmt(m: SftStepMetrics, total: number): string {
@@ -91,7 +39,7 @@ function fmt(m: SftStepMetrics, total: number): string {
 
 export async function runSftCommand(
   config: RllmConfig,
-  io: { log: (line: string) => void; signal?: AbortSignal } = { log: (l) => console.error(l) },
+  io: { log: (line: string) => void; signal?: AbortSignal } = { log: createLog().info },
 ): Promise<{ model?: string; steps: number; firstLoss: number; lastLoss: number }> {
   const sft = config.sft;
   if (!sft.trainFile)

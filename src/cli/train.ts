@@ -14,8 +14,10 @@ import {
   type ConfigLayer,
   type LoadConfigOptions,
   loadConfig,
+  progressEnabled,
   type RllmConfig,
 } from "../config/index.js";
+import { inProcessGatewayConfig } from "../engine/gateway.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
 import {
   COUNTDOWN_RECIPE,
@@ -27,133 +29,32 @@ import {
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
-import { int, num } from "./flags.js";
+import { addFlags, type FlagValues, flagLayer, TRAIN_FLAGS } from "./flags.js";
+import { createLog } from "./log.js";
 
-export interface TrainFlags {
-  backend?: string;
-  checkpoint?: string;
-  agent?: string;
-  evaluator?: string;
-  groupSize?: number;
-  batchSize?: number;
-  lr?: number;
-  epochs?: number;
-  maxSteps?: number;
-  maxSeconds?: number;
-  valFreq?: number;
-  saveFreq?: number;
-  valExamples?: number;
-  valAttempts?: number;
-  loss?: string;
-  advEstimator?: string;
-  klCoef?: number;
-  clipLow?: number;
-  clipHigh?: number;
-  async?: boolean;
-  staleness?: number;
-  skipSettled?: number;
-  seed?: number;
-  config?: string;
-  dataDir?: string;
-  output?: string;
-  resume?: boolean;
-}
+/** The parsed flags of `rllm train` (its table: TRAIN_FLAGS in flags.ts). */
+export type TrainFlags = FlagValues<typeof TRAIN_FLAGS>;
 
+/** The config layer of `rllm train`'s flags. */
 export function trainFlagsToConfig(f: TrainFlags): ConfigLayer {
-  const lossFlags = {
-    clipLow: f.clipLow,
-    clipHigh: f.clipHigh,
-    ...(f.klCoef !== undefined ? { kl: { coef: f.klCoef } } : {}),
-  };
-  const anyLossFlag = Object.values(lossFlags).some((v) => v !== undefined);
-  // a clip or KL flag alone tunes the default loss (ppo) unless a config file names the kind
-  const kind = f.loss ?? (anyLossFlag && !f.config ? "ppo" : undefined);
-  return {
-    backend: {
-      name: f.backend,
-      checkpoint: f.checkpoint,
-    },
-    optim: { lr: f.lr },
-    algorithm: {
-      estimator: f.advEstimator,
-      ...(kind || anyLossFlag ? { loss: { kind, ...lossFlags } } : {}),
-    },
-    trainer: {
-      groupSize: f.groupSize,
-      batchSize: f.batchSize,
-      epochs: f.epochs,
-      maxSteps: f.maxSteps,
-      maxSeconds: f.maxSeconds,
-      valFreq: f.valFreq,
-      saveFreq: f.saveFreq,
-      maxValExamples: f.valExamples,
-      valAttempts: f.valAttempts,
-      async: f.async,
-      staleness: f.staleness,
-      skipSettled: f.skipSettled,
-      seed: f.seed,
-      dataDir: f.dataDir,
-      agent: f.agent,
-      evaluator: f.evaluator,
-      output: f.output,
-      resume: f.resume,
-    },
-  } as ConfigLayer;
+  return flagLayer(TRAIN_FLAGS, f);
 }
 
 export function trainCommand(): Command {
-  return new Command("train")
+  const cmd = new Command("train")
     .description(
-      "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates.",
+      "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates. " +
+        "The defaults shown are the config's; a recipe (countdown on the local backend) brings its own, which a file, RLLM_* variables and flags override.",
     )
-    .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)")
-    .option("--backend <name>", "training backend (default local)")
-    .option("--checkpoint <dir>", "start from this checkpoint (default: the recipe's base model)")
-    .option("--agent <file[#export]>", "a module exporting a rollout (default: the benchmark's)")
-    .option("--evaluator <file[#export]>", "a module exporting an evaluator")
-    .option("--group-size <n>", "attempts per task (GRPO group)", int("--group-size"))
-    .option("--batch-size <n>", "tasks per step", int("--batch-size"))
-    .option(
-      "--lr <x>",
-      "peak learning rate (default 1e-4; the countdown recipe: 2e-4, cosine over its time budget)",
-      num("--lr"),
-    )
-    .option("--epochs <n>", "passes over the training tasks", int("--epochs"))
-    .option("--max-steps <n>", "stop after n steps", int("--max-steps"))
-    .option("--max-seconds <s>", "stop after s seconds of training", num("--max-seconds"))
-    .option(
-      "--val-freq <n>",
-      "validate every n steps (0: before and after only)",
-      int("--val-freq"),
-    )
-    .option("--save-freq <n>", "checkpoint every n steps", int("--save-freq"))
-    .option("--val-examples <n>", "validation tasks (default 200)", int("--val-examples"))
-    .option("--val-attempts <k>", "attempts per validation task: pass@1..k", int("--val-attempts"))
-    .option("--loss <kind>", "ppo (default), importance_sampling, cispo or cross_entropy")
-    .option("--adv-estimator <name>", "grpo (default), rloo, reinforce, ...")
-    .option("--kl-coef <x>", "KL penalty to the starting model", num("--kl-coef"))
-    .option("--clip-low <x>", "PPO/CISPO lower clip ε", num("--clip-low"))
-    .option("--clip-high <x>", "PPO/CISPO upper clip ε (clip-higher)", num("--clip-high"))
-    .option("--async", "generate ahead of training (bounded staleness, truncated IS)")
-    .option("--staleness <n>", "most weight versions a sample may lag (async)", int("--staleness"))
-    .option(
-      "--skip-settled <p>",
-      "skip a task whose last group scored all alike with probability p (0–1) when it comes round again",
-      num("--skip-settled"),
-    )
-    .option("--seed <n>", "seed of the task order and the sampling", int("--seed"))
-    .option("--data-dir <dir>", "read DIR/<benchmark>/<split>.jsonl instead of generating/the Hub")
-    .option("--output <dir>", "run directory (default runs/train/<benchmark>-<time>)")
-    .option("--resume", "continue the run in --output from its latest checkpoint")
-    .option("--config <file>", "YAML or JSON config file")
-    .action(async (benchmark: string, flags: TrainFlags) => {
-      const config = loadTrainConfig(benchmark, {
-        file: flags.config,
-        flags: trainFlagsToConfig(flags),
-      });
-      const r = await runTrainCommand(benchmark, config);
-      process.exitCode = r.stoppedBy === "signal" ? 130 : 0;
+    .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)");
+  return addFlags(cmd, TRAIN_FLAGS).action(async (benchmark: string, flags: TrainFlags) => {
+    const config = loadTrainConfig(benchmark, {
+      file: flags.config,
+      flags: trainFlagsToConfig(flags),
     });
+    const r = await runTrainCommand(benchmark, config);
+    process.exitCode = r.stoppedBy === "signal" ? 130 : 0;
+  });
 }
 
 /**
@@ -175,7 +76,7 @@ export async function runTrainCommand(
   benchmarkName: string,
   config: RllmConfig,
   io: { log: (line: string) => void; signal?: AbortSignal; home?: string } = {
-    log: (l) => console.error(l),
+    log: createLog().info,
   },
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
@@ -184,6 +85,7 @@ export async function runTrainCommand(
     throw new ConfigError(`--backend ${config.backend.name}: only the local backend exists so far`);
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
+  const gateway = inProcessGatewayConfig(config, "rllm train");
   const recipe = usesCountdownRecipe(entry.name, {
     backend: config.backend.name,
     agent: tc.agent,
@@ -257,10 +159,11 @@ export async function runTrainCommand(
     valDataset: val,
     backend,
     config: { ...config, trainer: { ...tc, ...budget, samplingParams, valSamplingParams } },
+    gateway,
     output,
     log: io.log,
     signal,
-    progress: Boolean(process.stderr.isTTY) && !io.signal,
+    progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
   try {
     backend.checkLoss(trainer.loss());

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ConfigError, closest, envLayer, loadConfig } from "./index.js";
+import { ConfigError, closest, envLayer, loadConfig, logLevel, progressEnabled } from "./index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rllm-config-"));
 
@@ -11,7 +11,7 @@ test("defaults apply when nothing is given", () => {
   const c = loadConfig({ env: {} });
   assert.equal(c.gateway.port, 8089);
   assert.equal(c.gateway.host, "127.0.0.1");
-  assert.equal(c.store.path, "memory");
+  assert.equal(c.store.path, undefined); // each command decides (rllm gateway: a file in RLLM_HOME)
   assert.deepEqual(c.gateway.upstreams, []);
 });
 
@@ -134,5 +134,21 @@ test("the backend section: one strict schema per backend name, local by default"
   assert.throws(
     () => loadConfig({ env: {}, flags: { backend: { model: { dModel: 30, nHeads: 4 } } } }),
     /dModel 30 must be a multiple of nHeads 4/,
+  );
+});
+
+test("RLLM_LOG_LEVEL and RLLM_NO_PROGRESS are read, and a bad log level is refused by name", () => {
+  assert.equal(logLevel({}), "info");
+  assert.equal(logLevel({ RLLM_LOG_LEVEL: "WARN" }), "warn");
+  assert.throws(
+    () => loadConfig({ env: { RLLM_LOG_LEVEL: "verbose" } }),
+    /RLLM_LOG_LEVEL=verbose: use one of debug, info, warn, error/,
+  );
+  assert.equal(progressEnabled({}), true);
+  assert.equal(progressEnabled({ RLLM_NO_PROGRESS: "0" }), true);
+  assert.equal(progressEnabled({ RLLM_NO_PROGRESS: "1" }), false);
+  // neither is a config key
+  assert.doesNotThrow(() =>
+    loadConfig({ env: { RLLM_LOG_LEVEL: "error", RLLM_NO_PROGRESS: "1" } }),
   );
 });

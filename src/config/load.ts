@@ -30,7 +30,7 @@ export interface LoadConfigOptions {
   defaults?: { name: string; value: ConfigLayer };
 }
 
-/** Variables that share the prefix but are not config keys. */
+/** Variables that share the prefix but are not config keys (the two of logging: below). */
 const NON_CONFIG_ENV = new Set([
   "RLLM_HOME",
   "RLLM_LOG_LEVEL",
@@ -43,7 +43,31 @@ const NON_CONFIG_ENV = new Set([
   "RLLM_MODEL",
 ]);
 
+/** The levels of RLLM_LOG_LEVEL, most verbose first. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * RLLM_LOG_LEVEL: the least severe of the commands' log lines that is written (default info;
+ * warn keeps warnings and errors, error only errors, debug adds stack traces). Another value is
+ * an error naming the variable.
+ */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const v = env.RLLM_LOG_LEVEL;
+  if (v === undefined || v === "") return "info";
+  const level = LOG_LEVELS.find((l) => l === v.toLowerCase());
+  if (!level) throw new ConfigError(`RLLM_LOG_LEVEL=${v}: use one of ${LOG_LEVELS.join(", ")}`);
+  return level;
+}
+
+/** RLLM_NO_PROGRESS: set to anything but "", "0" or "false", no progress bars or lines. */
+export function progressEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.RLLM_NO_PROGRESS;
+  return v === undefined || v === "" || v === "0" || v.toLowerCase() === "false";
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
+  logLevel(options.env ?? process.env); // a bad RLLM_LOG_LEVEL is refused with the rest
   const layers: { name: string; value: ConfigLayer }[] = [];
   if (options.defaults) layers.push(options.defaults);
   if (options.file)
@@ -60,7 +84,36 @@ export function loadConfig(options: LoadConfigOptions = {}): RllmConfig {
 export function parseConfig(value: unknown): RllmConfig {
   const result = RllmConfigSchema.safeParse(value);
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues, "config"));
-  return result.data;
+  const config = result.data;
+  if (isPlainObject(value))
+    for (const [name, section] of Object.entries(config)) {
+      const raw = value[name];
+      given.set(section, new Set(isPlainObject(raw) ? Object.keys(raw) : []));
+    }
+  return config;
+}
+
+/** The keys of each parsed section that some layer set (the rest are the schema's defaults). */
+const given = new WeakMap<object, ReadonlySet<string>>();
+let schemaDefaults: RllmConfig | undefined;
+
+/**
+ * The keys of a config section that some layer set — a defaults layer, the file, the environment
+ * or a flag — as opposed to the schema's defaults. For a config that did not come through
+ * loadConfig/parseConfig (built in code), the keys whose value differs from the schema's default.
+ */
+export function givenKeys<S extends keyof RllmConfig>(
+  config: Pick<RllmConfig, S>,
+  section: S,
+): ReadonlySet<string> {
+  const value = config[section] as Record<string, unknown>;
+  const known = given.get(value);
+  if (known) return known;
+  schemaDefaults ??= RllmConfigSchema.parse({});
+  const dflt = schemaDefaults[section] as Record<string, unknown>;
+  return new Set(
+    Object.keys(value).filter((k) => JSON.stringify(value[k]) !== JSON.stringify(dflt[k])),
+  );
 }
 
 export function readConfigFile(path: string): ConfigLayer {

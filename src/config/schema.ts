@@ -34,8 +34,13 @@ export const UpstreamConfigSchema = z.strictObject({
 export type UpstreamConfig = z.infer<typeof UpstreamConfigSchema>;
 
 export const StoreConfigSchema = z.strictObject({
-  /** A SQLite file path, or "memory" for an in-memory store that is gone when the process ends. */
-  path: z.string().default("memory"),
+  /**
+   * A SQLite file path, or "memory" for an in-memory store that is gone when the process ends.
+   * Unset, each command decides: `rllm gateway` keeps $RLLM_HOME/gateway/traces.db (with or without
+   * a config file); `rllm eval` and `rllm train` keep their run's traces in OUTPUT/traces.db and
+   * refuse this key (set --output instead).
+   */
+  path: z.string().min(1).optional(),
   /** "normal" survives a killed process; "full" also survives an OS crash (fsync per write). */
   synchronous: z.enum(["normal", "full"]).default("normal"),
 });

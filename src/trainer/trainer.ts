@@ -30,7 +30,7 @@ import { learningRate } from "../algorithms/schedule.js";
 import type { TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
-import { InProcessGateway } from "../engine/gateway.js";
+import { InProcessGateway, type InProcessGatewaySettings } from "../engine/gateway.js";
 import { mulberry32, seededPermutation, visitSeed } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import { type MetricsSink, StoreMetricsSink } from "../store/metrics.js";
@@ -87,6 +87,8 @@ export interface AgentTrainerOptions {
   valDataset?: Task[];
   backend: TrainingBackend;
   config: AgentTrainerConfig;
+  /** The in-process gateway's settings from the gateway and store sections (inProcessGatewayConfig). */
+  gateway?: InProcessGatewaySettings;
   /** Where metrics, checkpoints and traces go (default config.trainer.output). */
   output?: string;
   /** Lines for the console (default stderr). */
@@ -313,12 +315,16 @@ export class AgentTrainer {
    */
   private async startGateway(run: RunDir) {
     const sampler = await this.o.backend.sampler();
-    const store = new Store({ path: run.tracesPath });
+    const store = new Store({
+      path: run.tracesPath,
+      synchronous: this.o.gateway?.storeSynchronous ?? "normal",
+    });
     const gateway = await InProcessGateway.start(
       {
+        healthCheckIntervalMs: 0,
+        ...this.o.gateway?.config,
         upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
         model: sampler.model,
-        healthCheckIntervalMs: 0,
       },
       { store },
     ).catch((e: unknown) => {

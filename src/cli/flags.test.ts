@@ -1,0 +1,374 @@
+/**
+ * The flag tables (flags.ts): the config layer each command's flags give equals what the
+ * hand-written converters gave before the tables (kept below as the reference), `--help` shows the
+ * schema's defaults and choices, parsers name the flag, and README.md's flag list of each command
+ * is its table's.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { Command } from "commander";
+import {
+  ConfigError,
+  type ConfigLayer,
+  loadConfig,
+  RllmConfigSchema,
+  UpstreamKindSchema,
+} from "../config/index.js";
+import { RL_DEFAULT_LR } from "../trainer/trainer.js";
+import { evalCommand, evalFlagsToConfig } from "./eval.js";
+import {
+  COMMAND_FLAGS,
+  choicesAt,
+  defaultAt,
+  flagName,
+  int,
+  num,
+  parseSamplingParams,
+  port,
+  schemasAt,
+} from "./flags.js";
+import { gatewayCommand, flagsToConfig as gatewayFlagsToConfig } from "./gateway.js";
+import { modelCommand } from "./model.js";
+import { registerServeCommand } from "./serve.js";
+import { sftCommand, sftFlagsToConfig } from "./sft.js";
+import { trainCommand, trainFlagsToConfig } from "./train.js";
+
+// ── the converters as they were written by hand before the tables (the reference) ────────────
+
+// biome-ignore lint/suspicious/noExplicitAny: the reference converters read untyped flags
+type F = Record<string, any>;
+
+function oldTrain(f: F): ConfigLayer {
+  const lossFlags = {
+    clipLow: f.clipLow,
+    clipHigh: f.clipHigh,
+    ...(f.klCoef !== undefined ? { kl: { coef: f.klCoef } } : {}),
+  };
+  const anyLossFlag = Object.values(lossFlags).some((v) => v !== undefined);
+  const kind = f.loss ?? (anyLossFlag && !f.config ? "ppo" : undefined);
+  return {
+    backend: { name: f.backend, checkpoint: f.checkpoint },
+    optim: { lr: f.lr },
+    algorithm: {
+      estimator: f.advEstimator,
+      ...(kind || anyLossFlag ? { loss: { kind, ...lossFlags } } : {}),
+    },
+    trainer: {
+      groupSize: f.groupSize,
+      batchSize: f.batchSize,
+      epochs: f.epochs,
+      maxSteps: f.maxSteps,
+      maxSeconds: f.maxSeconds,
+      valFreq: f.valFreq,
+      saveFreq: f.saveFreq,
+      maxValExamples: f.valExamples,
+      valAttempts: f.valAttempts,
+      async: f.async,
+      staleness: f.staleness,
+      skipSettled: f.skipSettled,
+      seed: f.seed,
+      dataDir: f.dataDir,
+      agent: f.agent,
+      evaluator: f.evaluator,
+      output: f.output,
+      resume: f.resume,
+    },
+  };
+}
+
+function oldEval(f: F): ConfigLayer {
+  const sampling: Record<string, unknown> = {};
+  if (f.samplingParams) Object.assign(sampling, parseSamplingParams(f.samplingParams));
+  if (f.temperature !== undefined) sampling.temperature = f.temperature;
+  if (f.topP !== undefined) sampling.top_p = f.topP;
+  if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
+  return {
+    model: { baseUrl: f.baseUrl, name: f.model, apiKey: f.apiKey, kind: f.upstreamKind },
+    gateway: { tokenizer: f.tokenizer },
+    engine: {
+      concurrency: f.concurrency,
+      timeoutSeconds: f.timeout,
+      infraRetries: f.retries,
+      gateway: f.gateway,
+      gatewayAdminKey: f.gatewayAdminKey,
+    },
+    eval: {
+      split: f.split,
+      maxExamples: f.maxExamples,
+      taskIndices: f.taskIndices,
+      attempts: f.attempts,
+      dataDir: f.dataDir,
+      output: f.output,
+      agent: f.agent,
+      agentCmd: f.agentCmd,
+      evaluator: f.evaluator,
+      backend: f.backend,
+      checkpoint: f.checkpoint,
+      seed: f.seed,
+      ...(Object.keys(sampling).length ? { samplingParams: sampling } : {}),
+    },
+  };
+}
+
+function oldSft(f: F): ConfigLayer {
+  return {
+    backend: { name: f.backend, checkpoint: f.checkpoint },
+    optim: { lr: f.lr, warmupSteps: f.warmupSteps, schedule: f.schedule },
+    sft: {
+      trainFile: f.trainFile,
+      valFile: f.valFile,
+      epochs: f.epochs,
+      batchSize: f.batchSize,
+      maxSteps: f.maxSteps,
+      saveFreq: f.saveFreq,
+      valFreq: f.valFreq,
+      seed: f.seed,
+      overlong: f.overlong,
+      output: f.output,
+    },
+  };
+}
+
+function oldGateway(opts: F): ConfigLayer {
+  const gateway: ConfigLayer = {
+    port: opts.port,
+    host: opts.host,
+    model: opts.model,
+    adminKey: opts.adminKey,
+    tokenizer: opts.tokenizer,
+  };
+  const upstream: string[] = opts.upstream ?? [];
+  if (upstream.length > 0) {
+    gateway.upstreams = upstream.map((spec) => {
+      const m = /^([a-z]+)=(.+)$/.exec(spec);
+      return {
+        url: m ? m[2] : spec,
+        kind: m ? m[1] : "vllm",
+        ...(opts.upstreamApiKey ? { apiKey: opts.upstreamApiKey } : {}),
+      };
+    });
+  }
+  return {
+    gateway,
+    store: { path: opts.store === "memory" ? "memory" : opts.db, synchronous: opts.durability },
+  };
+}
+
+/** A layer without its undefined values and the objects left empty by them. */
+function strip(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const s = strip(x);
+    if (s === undefined) continue;
+    if (typeof s === "object" && s !== null && !Array.isArray(s) && !Object.keys(s).length)
+      continue;
+    out[k] = s;
+  }
+  return out;
+}
+
+/** Parses argv with a command's real options (commander), returning its flags object. */
+function parse(cmd: Command, argv: string[]): F {
+  let got: F = {};
+  cmd
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action((...a: unknown[]) => {
+      got = a.find((x) => x && typeof x === "object" && !(x instanceof Command)) as F;
+    });
+  cmd.parse(argv, { from: "user" });
+  return got;
+}
+
+describe("flag tables", () => {
+  it("each command's flags give the config layer the hand-written converters gave", () => {
+    const cases: [string, () => Command, (f: F) => ConfigLayer, (f: F) => ConfigLayer, string[]][] =
+      [
+        ["train", trainCommand, trainFlagsToConfig, oldTrain, ["countdown"]],
+        ["eval", evalCommand, evalFlagsToConfig, oldEval, ["gsm8k"]],
+        ["sft", sftCommand, sftFlagsToConfig, oldSft, []],
+        ["gateway", gatewayCommand, gatewayFlagsToConfig, oldGateway, []],
+      ];
+    const argvs: Record<string, string[][]> = {
+      train: [
+        [],
+        ["--group-size", "4", "--batch-size", "8", "--lr", "3e-4", "--max-seconds", "60"],
+        ["--checkpoint", "ck", "--backend", "local", "--agent", "a.ts#x", "--evaluator", "e.ts"],
+        ["--epochs", "2", "--max-steps", "9", "--val-freq", "0", "--save-freq", "3"],
+        ["--val-examples", "5", "--val-attempts", "2", "--adv-estimator", "rloo", "--async"],
+        ["--staleness", "2", "--skip-settled", "0.5", "--seed", "7", "--data-dir", "d"],
+        ["--output", "o", "--resume"],
+        ["--loss", "cispo"],
+        ["--clip-low", "0.1", "--clip-high", "0.3"],
+        ["--kl-coef", "0.01"],
+        ["--kl-coef", "0.01", "--config", "x.yaml"],
+        ["--loss", "cispo", "--clip-high", "0.2"],
+      ],
+      eval: [
+        [],
+        ["--base-url", "http://h/v1", "--model", "m", "--api-key", "k", "--upstream-kind", "vllm"],
+        ["--tokenizer", "t", "--gateway", "http://g", "--gateway-admin-key", "kkkkkkkk"],
+        ["--agent", "a.ts", "--evaluator", "e.ts", "--split", "test", "--max-examples", "3"],
+        ["--task-indices", "0,2-3", "--concurrency", "8", "--attempts", "2", "--timeout", "9"],
+        ["--retries", "0", "--temperature", "0.5", "--top-p", "0.9", "--max-tokens", "64"],
+        ["--sampling-params", "top_k=20,temperature=0.1,stop=END", "--temperature", "0.7"],
+        ["--sampling-params", "seed=3"],
+        ["--seed", "1", "--data-dir", "d", "--output", "o", "--agent-cmd", "echo hi"],
+        ["--backend", "local", "--checkpoint", "ck"],
+      ],
+      sft: [
+        [],
+        ["--train-file", "t.jsonl", "--val-file", "v.jsonl", "--checkpoint", "ck", "--output", "o"],
+        ["--epochs", "2", "--batch-size", "4", "--max-steps", "3", "--lr", "1e-3"],
+        ["--warmup-steps", "2", "--schedule", "cosine", "--save-freq", "1", "--val-freq", "2"],
+        ["--seed", "3", "--overlong", "truncate", "--backend", "local"],
+      ],
+      gateway: [
+        [],
+        ["--port", "0", "--host", "0.0.0.0", "--model", "m", "--admin-key", "kkkkkkkk"],
+        ["--upstream", "http://a:1", "--upstream", "sglang=http://b:2", "--tokenizer", "t"],
+        ["--upstream", "openai=https://x/v1", "--upstream-api-key", "sk-1"],
+        ["--db", "/tmp/g.db", "--durability", "full"],
+        ["--store", "memory"],
+      ],
+    };
+    for (const [name, command, now, old, args] of cases) {
+      for (const argv of argvs[name]!) {
+        const flags = parse(command(), [...args, ...argv]);
+        const layer = now(flags);
+        assert.deepEqual(strip(layer), strip(old(flags)), `${name} ${argv.join(" ")}`);
+        if (!flags.config) loadConfig({ env: {}, flags: layer }); // and it is a valid config
+      }
+    }
+  });
+
+  it("--help shows the schema's defaults and choices", () => {
+    const d = RllmConfigSchema.parse({});
+    const help = (cmd: Command) => cmd.helpInformation().replace(/\s+/g, " ");
+    const train = help(trainCommand());
+    assert.match(
+      train,
+      new RegExp(
+        `--group-size <n> attempts per task \\(GRPO group\\) \\(default: ${d.trainer.groupSize}\\)`,
+      ),
+    );
+    assert.match(
+      train,
+      new RegExp(`--val-examples <n> validation tasks \\(default: ${d.trainer.maxValExamples}\\)`),
+    );
+    assert.match(train, new RegExp(`--lr <x> peak learning rate \\(default: ${RL_DEFAULT_LR}\\)`));
+    assert.match(
+      train,
+      /--loss <kind> the policy loss \(default: ppo\) \(choices: "cross_entropy", "importance_sampling", "ppo", "cispo"\)/,
+    );
+    assert.match(
+      train,
+      new RegExp(`--backend <name> training backend \\(default: ${d.backend.name}\\)`),
+    );
+    const ev = help(evalCommand());
+    assert.match(
+      ev,
+      new RegExp(`--concurrency <n> rollouts at once \\(default: ${d.engine.concurrency}\\)`),
+    );
+    assert.match(
+      ev,
+      new RegExp(`--timeout <seconds> per-rollout limit \\(default: ${d.engine.timeoutSeconds}\\)`),
+    );
+    assert.match(ev, new RegExp(`--attempts <k> .*\\(default: ${d.eval.attempts}\\)`));
+    assert.match(
+      ev,
+      /--upstream-kind <kind> .*\(default: openai\) \(choices: "vllm", "sglang", "openai"\)/,
+    );
+    const sft = help(sftCommand());
+    assert.match(
+      sft,
+      new RegExp(`--batch-size <n> rows per optimizer step \\(default: ${d.sft.batchSize}\\)`),
+    );
+    assert.match(
+      sft,
+      /--schedule <s> learning-rate schedule \(default: constant\) \(choices: "constant", "linear", "cosine"\)/,
+    );
+    const gw = help(gatewayCommand());
+    assert.match(
+      gw,
+      new RegExp(`--port <port> port to listen on \\(default: ${d.gateway.port}\\)`),
+    );
+    assert.match(
+      gw,
+      /--db <path> SQLite file for sessions and traces \(default: \$RLLM_HOME\/gateway\/traces\.db\)/,
+    );
+    const serve = help(registerServeCommand(new Command("model")).commands[0]!);
+    assert.match(serve, new RegExp(`--workers <n> .*\\(default: ${d.backend.sampler.workers}\\)`));
+    assert.match(serve, /--model <name> served model name \(default: rllm-local\)/);
+    // read from the schema, not written in the table
+    assert.equal(defaultAt("engine.concurrency"), d.engine.concurrency);
+    assert.deepEqual(choicesAt("model.kind"), UpstreamKindSchema.options);
+    assert.deepEqual(choicesAt("backend.name"), ["local"]);
+    assert.equal(choicesAt("trainer.agent"), undefined);
+  });
+
+  it("parsers and mappings name the flag in their errors", () => {
+    assert.throws(
+      () => int("x", "--group-size"),
+      /^ConfigError: --group-size x: must be a non-negative integer$/,
+    );
+    assert.throws(() => num("1e", "--lr"), /--lr 1e: must be a number/);
+    assert.throws(
+      () => port("70000", "--port"),
+      /--port 70000: must be an integer from 0 to 65535/,
+    );
+    assert.throws(() => parse(trainCommand(), ["countdown", "--group-size", "-1"]), ConfigError);
+    assert.throws(
+      () => gatewayFlagsToConfig(parse(gatewayCommand(), ["--upstream", "tgi=http://x"])),
+      /--upstream tgi=http:\/\/x: unknown kind "tgi"; use vllm=, sglang=, openai=/,
+    );
+    assert.throws(
+      () => gatewayFlagsToConfig(parse(gatewayCommand(), ["--db", "x.db", "--store", "memory"])),
+      /--db and --store memory exclude each other/,
+    );
+    assert.throws(
+      () => gatewayFlagsToConfig(parse(gatewayCommand(), ["--upstream-api-key", "sk"])),
+      /--upstream-api-key is sent to the --upstream URLs and there is none/,
+    );
+    assert.throws(
+      () => parse(evalCommand(), ["gsm8k", "--upstream-kind", "tgi"]),
+      /--upstream-kind <kind>' argument 'tgi' is invalid/,
+    );
+  });
+
+  it("every row's config key is one the schema has", () => {
+    for (const [command, rows] of Object.entries(COMMAND_FLAGS))
+      for (const row of rows)
+        if ("path" in row && row.path)
+          assert.ok(
+            schemasAt(row.path).length > 0,
+            `rllm ${command} ${row.flag}: no key ${row.path}`,
+          );
+    assert.equal(schemasAt("trainer.nope").length, 0);
+  });
+
+  it("README.md lists each command's flags as its table does", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const program = new Command();
+    program.addCommand(trainCommand());
+    program.addCommand(evalCommand());
+    program.addCommand(sftCommand());
+    program.addCommand(gatewayCommand());
+    program.addCommand(registerServeCommand(modelCommand()));
+    for (const [command, rows] of Object.entries(COMMAND_FLAGS)) {
+      const start = readme.indexOf(`\`rllm ${command}\` flags`);
+      assert.ok(start >= 0, `README.md has no "\`rllm ${command}\` flags" list`);
+      const paragraph = readme.slice(start, readme.indexOf("\n\n", start));
+      const listed = [...paragraph.matchAll(/`(--[a-z][a-z0-9-]*)/g)].map((m) => m[1]).sort();
+      const table = rows.map((r) => flagName(r.flag)).sort();
+      assert.deepEqual(listed, table, `README.md's list of rllm ${command} flags`);
+      // and the command declares exactly its table
+      const cmd = command
+        .split(" ")
+        .reduce<Command>((c, w) => c.commands.find((x) => x.name() === w)!, program);
+      assert.deepEqual(cmd.options.map((o) => o.long).sort(), table, `rllm ${command}'s options`);
+    }
+  });
+});
