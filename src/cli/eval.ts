@@ -22,6 +22,7 @@ import {
 } from "../config/index.js";
 import {
   createProgress,
+  DEFAULT_CONCURRENCY,
   episodeWriter,
   formatSummary,
   type GatewayHandle,
@@ -237,7 +238,7 @@ export async function runEvalCommand(
       taskIndices: ev.taskIndices ?? null,
       taskCount: tasks.length,
       attempts: ev.attempts,
-      concurrency: config.engine.concurrency,
+      concurrency: config.engine.concurrency ?? DEFAULT_CONCURRENCY,
       timeoutSeconds: config.engine.timeoutSeconds,
       infraRetries: config.engine.infraRetries,
       samplingParams,

@@ -27,6 +27,7 @@ import {
   RllmConfigSchema,
   UpstreamConfigSchema,
 } from "../config/index.js";
+import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
 import { rllmHome } from "../home.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
 import { RL_DEFAULT_LR } from "../trainer/trainer.js";
@@ -483,7 +484,13 @@ export const EVAL_FLAGS = [
     path: "eval.taskIndices",
     help: "only these rows, e.g. 0,3,7-9",
   },
-  { flag: "--concurrency <n>", path: "engine.concurrency", parse: int, help: "rollouts at once" },
+  {
+    flag: "--concurrency <n>",
+    path: "engine.concurrency",
+    parse: int,
+    default: DEFAULT_CONCURRENCY,
+    help: "rollouts at once",
+  },
   {
     flag: "--attempts <k>",
     path: "eval.attempts",

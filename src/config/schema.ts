@@ -98,8 +98,11 @@ export const ModelConfigSchema = z.strictObject({
 });
 
 export const EngineConfigSchema = z.strictObject({
-  /** Rollouts running at once. */
-  concurrency: z.number().int().positive().max(100_000).default(64),
+  /**
+   * Rollouts running at once. Unset: the engine's DEFAULT_CONCURRENCY (64) in `rllm eval`; in
+   * `rllm train`, every rollout of a step's batch at once (see trainer groupConcurrency).
+   */
+  concurrency: z.number().int().positive().max(100_000).optional(),
   /** Per-rollout limit in seconds, agent and evaluation included. */
   timeoutSeconds: z.number().positive().default(600),
   /** Retries of a rollout lost to an infrastructure failure (gateway or upstream). */

@@ -36,6 +36,7 @@ export interface EngineOptions {
   evaluator?: Evaluator<Episode> | undefined;
   /** Attempts per task (the GRPO group size, or K for pass@K). */
   groupSize?: number;
+  /** Rollouts at once (default DEFAULT_CONCURRENCY). */
   concurrency?: number;
   /** Per-rollout limit, agent and evaluation included (ms). */
   timeoutMs?: number;
@@ -110,9 +111,12 @@ export function isInfraError(err: unknown): boolean {
   return false;
 }
 
+/** Rollouts at once when the caller does not say (`engine.concurrency` unset in rllm eval). */
+export const DEFAULT_CONCURRENCY = 64;
+
 export async function runRollouts(tasks: Task[], options: EngineOptions): Promise<EngineResult> {
   const groupSize = options.groupSize ?? 1;
-  const concurrency = Math.max(1, options.concurrency ?? 64);
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   const runId = options.runId ?? `run-${randomBytes(4).toString("hex")}`;
   const work: Work[] = [];
   for (const task of tasks) for (let a = 0; a < groupSize; a++) work.push({ task, attempt: a });

@@ -29,7 +29,7 @@ import { episodesToDatums } from "../algorithms/pipeline.js";
 import { learningRate } from "../algorithms/schedule.js";
 import type { TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
-import { runRollouts } from "../engine/engine.js";
+import { DEFAULT_CONCURRENCY, runRollouts } from "../engine/engine.js";
 import { InProcessGateway, type InProcessGatewaySettings } from "../engine/gateway.js";
 import { mulberry32, seededPermutation, visitSeed } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
@@ -55,9 +55,6 @@ export type StepMetrics = Record<string, number>;
 export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "optim"> & {
   engine: Omit<RllmConfig["engine"], "concurrency"> & { concurrency?: number };
 };
-
-/** The rollouts of unset engine.concurrency (the config's default, and the engine's). */
-const DEFAULT_CONCURRENCY = 64;
 
 /**
  * Training groups generating at once, and rollouts at once within a group: with engine.concurrency
