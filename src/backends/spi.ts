@@ -12,6 +12,10 @@
  *   computeLogprobs()   → log π_θ of each datum's tokens under the current weights
  *   saveForSampler()    → make the current weights live on the sampler; a new weight version
  *   save() / load()     → a full checkpoint: weights, optimizer state, config
+ *
+ * A backend also declares its `capabilities`, the loss kinds and options it implements; whoever
+ * starts a run checks its loss against them (checkLossSupported) before the first step, so a loss
+ * the backend cannot compute is a startup error that names the option, never a silent no-op.
  */
 import type { LossSpec } from "../algorithms/loss.js";
 import type { Datum } from "../types/index.js";
@@ -66,8 +70,18 @@ export interface OptimStepResult {
   metrics: Record<string, number>;
 }
 
+/** What a backend can do: the loss kinds and options it implements. */
+export interface BackendCapabilities {
+  lossKinds: readonly LossSpec["kind"][];
+  kl: boolean;
+  entropyBonus: boolean;
+  tisCap: boolean;
+  aggregations: readonly string[];
+}
+
 export interface TrainingBackend {
   readonly name: string;
+  readonly capabilities: BackendCapabilities;
   sampler(): Promise<SamplerInfo>;
   /**
    * Accumulates gradients of `loss` over `datums`. Called once per mini-batch; gradients add up
@@ -86,15 +100,6 @@ export interface TrainingBackend {
   save(dir: string): Promise<void>;
   load(dir: string): Promise<void>;
   close(): Promise<void>;
-}
-
-/** What a backend can do: the loss kinds and options it implements. */
-export interface BackendCapabilities {
-  lossKinds: readonly LossSpec["kind"][];
-  kl: boolean;
-  entropyBonus: boolean;
-  tisCap: boolean;
-  aggregations: readonly string[];
 }
 
 export class UnsupportedOptionError extends Error {

@@ -2,6 +2,7 @@
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { LocalBackend } from "../backends/local/backend.js";
+import { checkLossSupported } from "../backends/spi.js";
 import {
   defaultEvaluator,
   defaultRollout,
@@ -263,7 +264,7 @@ export async function runTrainCommand(
     progress: Boolean(process.stderr.isTTY) && !io.signal,
   });
   try {
-    backend.checkLoss(trainer.loss());
+    checkLossSupported(backend.name, backend.capabilities, trainer.loss());
   } catch (e) {
     await backend.close();
     throw e;

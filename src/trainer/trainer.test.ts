@@ -193,6 +193,7 @@ describe("AgentTrainer", () => {
         trainDataset: countdownRecipeTasks("train", 40),
         backend: {
           name: backend.name,
+          capabilities: backend.capabilities,
           sampler: () => backend.sampler(),
           forwardBackward: async (d, l, o) => {
             if (running > 0) overlapped++; // rollouts of later batches are still generating

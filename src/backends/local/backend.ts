@@ -187,11 +187,6 @@ export class LocalBackend implements TrainingBackend {
     return this.optimizer.state.step;
   }
 
-  /** Refuses, at startup, a loss this backend cannot compute. */
-  checkLoss(loss: LossSpec): void {
-    checkLossSupported(this.name, this.capabilities, loss);
-  }
-
   async sampler(): Promise<SamplerInfo> {
     const s = await this.startSampler();
     return { baseURL: s.baseURL, model: s.modelName, weightVersion: this.version, kind: "vllm" };
@@ -261,7 +256,7 @@ export class LocalBackend implements TrainingBackend {
   ): Promise<ForwardBackwardResult> {
     this.assertOpen();
     const loss = LossSpecSchema.parse(lossInput);
-    this.checkLoss(loss);
+    checkLossSupported(this.name, this.capabilities, loss);
     const maxLen = this.modelConfig.maxSeqLen;
     const proximal = options.proximal ?? "sampling";
     if (Array.isArray(proximal) && proximal.length !== datums.length)
