@@ -2,9 +2,8 @@
 
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Command } from "commander";
-import { LocalSampler } from "../backends/local/sampler.js";
-import { loadLocalCheckpoint } from "../backends/local/weights.js";
+import { Command, Option } from "commander";
+import { backendDefinition, backendNames, type ServedCheckpoint } from "../backends/registry.js";
 import {
   defaultEvaluator,
   defaultRollout,
@@ -124,9 +123,11 @@ export function evalCommand(): Command {
       "--output <dir>",
       "where results.json and episodes/ go (default runs/eval/<benchmark>-<time>)",
     )
-    .option(
-      "--backend <name>",
-      "local: serve a local-backend checkpoint in process (no model server)",
+    .addOption(
+      new Option(
+        "--backend <name>",
+        "serve this backend's checkpoint in process (no model server)",
+      ).choices(backendNames()),
     )
     .option("--checkpoint <dir>", "the checkpoint --backend local serves")
     .option("--config <file>", "YAML or JSON config file")
@@ -215,50 +216,50 @@ export async function runEvalCommand(
   const agentCmd = ev.agentCmd ?? flags.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
-  const local = ev.backend === "local" || ev.checkpoint !== undefined;
+  // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
+  const serving = ev.backend ?? (ev.checkpoint !== undefined ? config.backend.name : undefined);
   const recipe =
-    local &&
+    serving !== undefined &&
     usesCountdownRecipe(entry.name, {
-      backend: "local",
+      backend: serving,
       agent: ev.agent ?? agentCmd,
       dataDir: ev.dataDir,
     });
-  const stored = local ? undefined : loadProvider();
+  const stored = serving ? undefined : loadProvider();
   let baseURL = config.model.baseUrl ?? stored?.baseURL;
   let model = config.model.name ?? stored?.model;
   const apiKey = config.model.apiKey ?? stored?.apiKey;
   let kind = config.model.kind ?? stored?.kind ?? "openai";
-  let sampler: LocalSampler | undefined;
-  if (local) {
+  let served: ServedCheckpoint | undefined;
+  if (serving) {
     if (config.model.baseUrl || config.engine.gateway)
       throw new ConfigError(
-        "--backend local serves a checkpoint itself; drop --base-url/--gateway (or drop --backend local)",
+        `--backend ${serving} serves a checkpoint itself; drop --base-url/--gateway (or drop --backend ${serving})`,
+      );
+    const definition = backendDefinition(serving);
+    if (!definition.serve)
+      throw new ConfigError(`--backend ${serving} cannot serve a checkpoint for rllm eval`);
+    if (config.backend.name !== serving)
+      throw new ConfigError(
+        `--backend ${serving}, but the config's backend section is ${config.backend.name}'s; make them agree`,
       );
     const dir = ev.checkpoint ?? (recipe ? await ensureCountdownBase() : undefined);
     if (!dir)
-      throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
-    const ck = await loadLocalCheckpoint(dir);
-    const sc = config.backend.sampler;
-    sampler = await LocalSampler.start({
-      config: ck.config,
-      params: ck.params,
-      weightVersion: ck.checkpoint.weightVersion,
-      modelName: sc.modelName,
-      workers: sc.workers,
-      maxBatch: sc.maxBatch,
-      batchWindowMs: sc.batchWindowMs,
-    });
-    baseURL = sampler.baseURL;
-    model = sampler.modelName;
-    kind = "vllm";
+      throw new ConfigError(
+        `--backend ${serving} needs --checkpoint DIR (a ${serving}-backend checkpoint)`,
+      );
+    served = await definition.serve(dir, config.backend, { log: (l) => console.error(l) });
+    baseURL = served.baseURL;
+    model = served.model;
+    kind = served.kind;
     console.error(
-      `rllm eval: serving ${resolve(dir)} (weight version ${ck.checkpoint.weightVersion}) at ${baseURL}`,
+      `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${baseURL}`,
     );
   }
   try {
     return await evaluate();
   } finally {
-    await sampler?.close();
+    await served?.close();
   }
 
   async function evaluate(): Promise<number> {

@@ -1,7 +1,7 @@
 /** `rllm train <benchmark>`: RL training of an agent's model (src/trainer/). */
 import { join, resolve } from "node:path";
-import { Command } from "commander";
-import { LocalBackend } from "../backends/local/backend.js";
+import { Command, Option } from "commander";
+import { backendDefinition, backendNames } from "../backends/registry.js";
 import { checkLossSupported } from "../backends/spi.js";
 import {
   defaultEvaluator,
@@ -10,7 +10,6 @@ import {
   loadBenchmark,
 } from "../benchmarks/index.js";
 import {
-  backendOptions,
   ConfigError,
   type ConfigLayer,
   type LoadConfigOptions,
@@ -108,7 +107,11 @@ export function trainCommand(): Command {
       "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates.",
     )
     .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)")
-    .option("--backend <name>", "training backend (default local)")
+    .addOption(
+      new Option("--backend <name>", `training backend (default ${backendNames()[0]})`).choices(
+        backendNames(),
+      ),
+    )
     .option("--checkpoint <dir>", "start from this checkpoint (default: the recipe's base model)")
     .option("--agent <file[#export]>", "a module exporting a rollout (default: the benchmark's)")
     .option("--evaluator <file[#export]>", "a module exporting an evaluator")
@@ -181,8 +184,6 @@ export async function runTrainCommand(
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
   const tc = config.trainer;
-  if (config.backend.name !== "local")
-    throw new ConfigError(`--backend ${config.backend.name}: only the local backend exists so far`);
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const recipe = usesCountdownRecipe(entry.name, {
@@ -248,7 +249,10 @@ export async function runTrainCommand(
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
-  const backend = await LocalBackend.create({ ...backendOptions(config.backend), checkpoint });
+  const backend = await backendDefinition(config.backend.name).create(
+    { ...config.backend, checkpoint },
+    { log: io.log },
+  );
   const ac = new AbortController();
   const signal = io.signal ? AbortSignal.any([io.signal, ac.signal]) : ac.signal;
   const trainer = new AgentTrainer({
@@ -270,7 +274,7 @@ export async function runTrainCommand(
     throw e;
   }
   io.log(
-    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend local (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );
   const onSigint = () => {
     io.log(
@@ -288,7 +292,7 @@ export async function runTrainCommand(
     );
     if (r.lastCheckpoint)
       io.log(
-        `  evaluate it: rllm eval ${entry.name} --backend local --checkpoint ${join(r.lastCheckpoint, "backend")}`,
+        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${join(r.lastCheckpoint, "backend")}`,
       );
     return r;
   } finally {
