@@ -29,14 +29,8 @@ import {
   summarize,
   writeJsonAtomic,
 } from "../engine/index.js";
+import { recipeFor } from "../recipes/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownLocalAgent,
-  countdownRecipeTasks,
-  ensureCountdownBase,
-  usesCountdownRecipe,
-} from "../trainer/countdown-recipe.js";
 import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
 import { int, num } from "./flags.js";
 
@@ -205,6 +199,23 @@ export function parseSamplingParams(spec: string): Record<string, unknown> {
   return checked.data;
 }
 
+/** The rows of `tasks` that `--task-indices` names (all of them without it). */
+function selectTasks(
+  tasks: Task[],
+  indices: string | undefined,
+  where: { benchmark: string; split: string },
+): Task[] {
+  if (!indices) return tasks;
+  return parseTaskIndices(indices).map((i) => {
+    const t = tasks[i];
+    if (!t)
+      throw new ConfigError(
+        `--task-indices ${i}: ${where.benchmark}/${where.split} has ${tasks.length} tasks`,
+      );
+    return t;
+  });
+}
+
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
 export async function runEvalCommand(
   benchmarkName: string,
@@ -218,13 +229,12 @@ export async function runEvalCommand(
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
   // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
   const serving = ev.backend ?? (ev.checkpoint !== undefined ? config.backend.name : undefined);
-  const recipe =
-    serving !== undefined &&
-    usesCountdownRecipe(entry.name, {
-      backend: serving,
-      agent: ev.agent ?? agentCmd,
-      dataDir: ev.dataDir,
-    });
+  const recipe = recipeFor({
+    benchmark: entry.name,
+    backend: serving,
+    agent: ev.agent ?? agentCmd,
+    dataDir: ev.dataDir,
+  });
   const stored = serving ? undefined : loadProvider();
   let baseURL = config.model.baseUrl ?? stored?.baseURL;
   let model = config.model.name ?? stored?.model;
@@ -243,12 +253,13 @@ export async function runEvalCommand(
       throw new ConfigError(
         `--backend ${serving}, but the config's backend section is ${config.backend.name}'s; make them agree`,
       );
-    const dir = ev.checkpoint ?? (recipe ? await ensureCountdownBase() : undefined);
+    const log = (line: string) => console.error(line);
+    const dir = ev.checkpoint ?? (await recipe?.baseCheckpoint({ log }));
     if (!dir)
       throw new ConfigError(
         `--backend ${serving} needs --checkpoint DIR (a ${serving}-backend checkpoint)`,
       );
-    served = await definition.serve(dir, config.backend, { log: (l) => console.error(l) });
+    served = await definition.serve(dir, config.backend, { log });
     baseURL = served.baseURL;
     model = served.model;
     kind = served.kind;
@@ -272,42 +283,26 @@ export async function runEvalCommand(
       throw new ConfigError(
         "no model name: pass --model NAME (or store one with rllm model setup)",
       );
-    const split = ev.split ?? (recipe ? "test" : entry.source.defaultSplit);
-    let tasks: Task[];
-    if (recipe) {
-      if (split !== "train" && split !== "test")
-        throw new ConfigError(`countdown (local recipe) has splits train and test, not "${split}"`);
-      tasks = countdownRecipeTasks(split, ev.maxExamples ?? (split === "test" ? undefined : 200));
-      if (ev.taskIndices) {
-        const all = tasks;
-        tasks = parseTaskIndices(ev.taskIndices).map((i) => {
-          const t = all[i];
-          if (!t)
-            throw new ConfigError(
-              `--task-indices ${i}: countdown/${split} has ${all.length} tasks`,
-            );
-          return t;
+    const split = ev.split ?? recipe?.splits.test ?? entry.source.defaultSplit;
+    const tasks = recipe
+      ? selectTasks(recipe.tasks(split, ev.maxExamples ?? recipe.evalExamples), ev.taskIndices, {
+          benchmark: entry.name,
+          split,
+        })
+      : await loadBenchmark(entry.name, {
+          split,
+          ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
+          ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
+          ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
         });
-      }
-    } else
-      tasks = await loadBenchmark(entry.name, {
-        split,
-        ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
-        ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
-        ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
-      });
     if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
 
     const rollout = ev.agent
       ? await loadRollout(ev.agent)
       : agentCmd
         ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
-        : recipe
-          ? countdownLocalAgent()
-          : defaultRollout(entry);
-    const samplingParams = recipe
-      ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...ev.samplingParams }
-      : ev.samplingParams;
+        : (recipe?.agent() ?? defaultRollout(entry));
+    const samplingParams = { ...recipe?.samplingDefaults, ...ev.samplingParams };
     if (ev.seed !== undefined && samplingParams.seed !== undefined)
       throw new ConfigError(
         "--seed seeds every (task, attempt) apart and sampling seed gives all rollouts one seed; pass one of them",

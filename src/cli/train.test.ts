@@ -8,11 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownBaseDir,
-  ensureCountdownBase,
-} from "../trainer/countdown-recipe.js";
+import { COUNTDOWN_RECIPE, countdownBaseDir, ensureCountdownBase } from "../recipes/countdown.js";
 import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const run = promisify(execFile);

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { backendDefinition, backendNames } from "../backends/registry.js";
 import { checkLossSupported } from "../backends/spi.js";
 import {
+  type BenchmarkEntry,
   defaultEvaluator,
   defaultRollout,
   getBenchmark,
@@ -16,14 +17,8 @@ import {
   loadConfig,
   type RllmConfig,
 } from "../config/index.js";
+import { type Recipe, recipeFor } from "../recipes/index.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownLocalAgent,
-  countdownRecipeTasks,
-  ensureCountdownBase,
-  usesCountdownRecipe,
-} from "../trainer/countdown-recipe.js";
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
@@ -160,19 +155,59 @@ export function trainCommand(): Command {
     });
 }
 
+/** The recipe of a `rllm train` run (recipes/), if one applies. */
+function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined {
+  const tc = config.trainer;
+  return recipeFor({
+    benchmark: getBenchmark(benchmark).name,
+    backend: config.backend.name,
+    agent: tc.agent,
+    dataDir: tc.dataDir,
+  });
+}
+
 /**
- * The config of `rllm train <benchmark>`: when the run is the countdown recipe's, its RL settings
- * (COUNTDOWN_RECIPE.rl) come in as defaults under the file, the environment and the flags.
+ * The config of `rllm train <benchmark>`: when a recipe applies to the run, its settings come in
+ * as defaults under the file, the environment and the flags.
  */
 export function loadTrainConfig(benchmark: string, options: LoadConfigOptions): RllmConfig {
   const config = loadConfig(options);
-  const tc = config.trainer;
-  const opts = { backend: config.backend.name, agent: tc.agent, dataDir: tc.dataDir };
-  if (!usesCountdownRecipe(getBenchmark(benchmark).name, opts)) return config;
+  const recipe = trainRecipe(benchmark, config);
+  if (!recipe) return config;
   return loadConfig({
     ...options,
-    defaults: { name: "the countdown recipe", value: COUNTDOWN_RECIPE.rl as ConfigLayer },
+    defaults: { name: `the ${recipe.name} recipe`, value: recipe.configDefaults },
   });
+}
+
+/** The training and validation tasks: the recipe's, else the benchmark's dataset. */
+async function trainTasks(
+  entry: BenchmarkEntry,
+  tc: RllmConfig["trainer"],
+  recipe: Recipe | undefined,
+): Promise<{ train: Task[]; val: Task[] }> {
+  if (recipe)
+    return {
+      train: recipe.tasks(recipe.splits.train, tc.maxTrainExamples),
+      val: recipe.tasks(recipe.splits.test, tc.maxValExamples),
+    };
+  const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
+  const valSplit = tc.valSplit ?? (entry.source.splits.includes("test") ? "test" : undefined);
+  const common = tc.dataDir ? { dataDir: tc.dataDir } : {};
+  const train = await loadBenchmark(entry.name, {
+    ...common,
+    split: trainSplit,
+    ...(tc.maxTrainExamples ? { maxExamples: tc.maxTrainExamples } : {}),
+  });
+  const val =
+    valSplit && valSplit !== trainSplit
+      ? await loadBenchmark(entry.name, {
+          ...common,
+          split: valSplit,
+          maxExamples: tc.maxValExamples,
+        })
+      : [];
+  return { train, val };
 }
 
 export async function runTrainCommand(
@@ -186,65 +221,34 @@ export async function runTrainCommand(
   const tc = config.trainer;
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
-  const recipe = usesCountdownRecipe(entry.name, {
-    backend: config.backend.name,
-    agent: tc.agent,
-    dataDir: tc.dataDir,
-  });
+  const recipe = trainRecipe(entry.name, config);
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
   const output = resolve(tc.output ?? join("runs", "train", `${entry.name}-${stamp}`));
 
-  // the datasets
-  let train: Task[];
-  let val: Task[];
-  if (recipe) {
-    train = countdownRecipeTasks("train", tc.maxTrainExamples);
-    val = countdownRecipeTasks("test", tc.maxValExamples);
-  } else {
-    const splits = entry.source.splits;
-    const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
-    const valSplit = tc.valSplit ?? (splits.includes("test") ? "test" : undefined);
-    const common = tc.dataDir ? { dataDir: tc.dataDir } : {};
-    train = await loadBenchmark(entry.name, {
-      ...common,
-      split: trainSplit,
-      ...(tc.maxTrainExamples ? { maxExamples: tc.maxTrainExamples } : {}),
-    });
-    val =
-      valSplit && valSplit !== trainSplit
-        ? await loadBenchmark(entry.name, {
-            ...common,
-            split: valSplit,
-            maxExamples: tc.maxValExamples,
-          })
-        : [];
-  }
+  const { train, val } = await trainTasks(entry, tc, recipe);
   const rollout: Rollout = tc.agent
     ? await loadRollout(tc.agent)
-    : recipe
-      ? countdownLocalAgent()
-      : defaultRollout(entry);
+    : (recipe?.agent() ?? defaultRollout(entry));
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);
-  // the recipe's run length: 15 minutes of RL unless a length is given
+  // the recipe's run length (15 minutes of RL for countdown) unless a length is given
   const budget =
-    recipe && tc.maxSteps === undefined && tc.epochs === undefined && tc.maxSeconds === undefined
-      ? { maxSeconds: COUNTDOWN_RECIPE.rlSeconds }
+    recipe?.trainSeconds !== undefined &&
+    tc.maxSteps === undefined &&
+    tc.epochs === undefined &&
+    tc.maxSeconds === undefined
+      ? { maxSeconds: recipe.trainSeconds }
       : {};
-  const samplingParams = recipe
-    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.samplingParams }
-    : tc.samplingParams;
-  const valSamplingParams = recipe
-    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.valSamplingParams }
-    : tc.valSamplingParams;
+  const samplingParams = { ...recipe?.samplingDefaults, ...tc.samplingParams };
+  const valSamplingParams = { ...recipe?.samplingDefaults, ...tc.valSamplingParams };
 
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
   let checkpoint = config.backend.checkpoint;
   if (latest) checkpoint = join(latest.dir, "backend");
   else if (!checkpoint && recipe)
-    checkpoint = await ensureCountdownBase({ log: io.log, home: io.home });
+    checkpoint = await recipe.baseCheckpoint({ log: io.log, home: io.home });
   if (!checkpoint)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",

@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
+import { countdownPrompt, countdownRecipeTasks } from "../recipes/countdown.js";
 import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
 import { Store } from "../store/sqlite.js";
 import type { Episode } from "../types/index.js";
-import { countdownPrompt, countdownRecipeTasks } from "./countdown-recipe.js";
 import { readLatest } from "./state.js";
 import { AgentTrainer } from "./trainer.js";
 
