@@ -31,6 +31,7 @@ import {
 } from "../engine/index.js";
 import { recipeFor } from "../recipes/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
 import { int, num } from "./flags.js";
 
@@ -254,7 +255,9 @@ export async function runEvalCommand(
         `--backend ${serving}, but the config's backend section is ${config.backend.name}'s; make them agree`,
       );
     const log = (line: string) => console.error(line);
-    const dir = ev.checkpoint ?? (await recipe?.baseCheckpoint({ log }));
+    const dir = ev.checkpoint
+      ? resolveCheckpoint(ev.checkpoint)
+      : await recipe?.baseCheckpoint({ log });
     if (!dir)
       throw new ConfigError(
         `--backend ${serving} needs --checkpoint DIR (a ${serving}-backend checkpoint)`,

@@ -8,6 +8,7 @@ import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
 import { ConfigError } from "../config/index.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 
 export interface ModelServeOptions {
   /** A checkpoint directory written by the local backend (saveCheckpoint). */
@@ -33,7 +34,7 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
   let params: Float32Array;
   let weightVersion = 0;
   if (opts.checkpoint) {
-    const ckpt = await loadLocalCheckpoint(opts.checkpoint);
+    const ckpt = await loadLocalCheckpoint(resolveCheckpoint(opts.checkpoint));
     config = ckpt.config;
     params = ckpt.params;
     weightVersion = ckpt.checkpoint.weightVersion;

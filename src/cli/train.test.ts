@@ -136,6 +136,11 @@ describe("rllm train", () => {
       { checkpoint: join(dir, "nope"), output: join(dir, "x") },
       /no checkpoint at .*nope/,
     );
+    // --checkpoint goes through the one resolver (trainer/checkpoint-path.ts) that eval and serve use
+    await fail(
+      { checkpoint: dir, output: join(dir, "x") },
+      /is not an rllm checkpoint, a training step or a run directory: looked for rllm\.json/,
+    );
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "train", "countdown", "--group-size", "x"]),
       /--group-size x: must be a non-negative integer/,

@@ -19,6 +19,7 @@ import {
 } from "../config/index.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
@@ -245,10 +246,12 @@ export async function runTrainCommand(
 
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
-  let checkpoint = config.backend.checkpoint;
-  if (latest) checkpoint = join(latest.dir, "backend");
-  else if (!checkpoint && recipe)
-    checkpoint = await recipe.baseCheckpoint({ log: io.log, home: io.home });
+  const given = config.backend.checkpoint;
+  const checkpoint = latest
+    ? join(latest.dir, "backend")
+    : given
+      ? resolveCheckpoint(given)
+      : await recipe?.baseCheckpoint({ log: io.log, home: io.home });
   if (!checkpoint)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
