@@ -34,6 +34,7 @@ import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
 import { int, num } from "./flags.js";
+import { defaultRunDir, runStamp } from "./run-dir.js";
 
 interface EvalFlags {
   baseUrl?: string;
@@ -314,12 +315,8 @@ export async function runEvalCommand(
       ? await loadEvaluator<Episode>(ev.evaluator)
       : defaultEvaluator(entry);
 
-    const stamp = new Date()
-      .toISOString()
-      .replace(/[-:]/g, "")
-      .replace(/\..*/, "")
-      .replace("T", "-");
-    const output = resolve(ev.output ?? join("runs", "eval", `${entry.name}-${stamp}`));
+    const stamp = runStamp();
+    const output = resolve(ev.output ?? defaultRunDir("eval", entry.name, stamp));
     mkdirSync(output, { recursive: true });
 
     let gateway: GatewayHandle;

@@ -12,6 +12,7 @@ import {
 } from "../config/index.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
 import { int, num } from "./flags.js";
+import { runStamp } from "./run-dir.js";
 
 interface SftFlags {
   backend?: string;
@@ -98,8 +99,7 @@ export async function runSftCommand(
     throw new ConfigError("rllm sft needs --train-file (JSONL rows of {messages})");
   if (config.backend.name !== "local")
     throw new ConfigError(`--backend ${config.backend.name}: rllm sft supports the local backend`);
-  const output =
-    sft.output ?? join("runs", `sft-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  const output = sft.output ?? join("runs", `sft-${runStamp()}`);
   const backend = await LocalBackend.create(backendOptions(config.backend));
   const ac = new AbortController();
   const onSigint = () => {

@@ -24,6 +24,7 @@ import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
 import { int, num } from "./flags.js";
+import { defaultRunDir } from "./run-dir.js";
 
 export interface TrainFlags {
   backend?: string;
@@ -223,8 +224,7 @@ export async function runTrainCommand(
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const recipe = trainRecipe(entry.name, config);
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
-  const output = resolve(tc.output ?? join("runs", "train", `${entry.name}-${stamp}`));
+  const output = resolve(tc.output ?? defaultRunDir("train", entry.name));
 
   const { train, val } = await trainTasks(entry, tc, recipe);
   const rollout: Rollout = tc.agent
