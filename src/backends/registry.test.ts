@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { z } from "zod";
 import { loadConfig } from "../config/index.js";
 import {
@@ -101,4 +107,38 @@ test("a created backend carries its definition's capabilities; the loss is check
     () => checkLossSupported(fake.name, fake.capabilities, { kind: "ppo" } as never),
     /backend "fake" does not support loss.kind "ppo"/,
   );
+});
+
+test("loading the config loads the backends' definitions, not their implementations", async () => {
+  // a module hook that lists every file of ours the config's import graph resolves
+  const dir = mkdtempSync(join(tmpdir(), "rllm-registry-"));
+  try {
+    const hook = join(dir, "hook.mjs");
+    writeFileSync(
+      hook,
+      `export async function resolve(s, c, next) {
+        const r = await next(s, c);
+        if (r.url.includes("/src/backends/")) process.stderr.write("LOADED " + r.url + "\\n");
+        return r;
+      }`,
+    );
+    const register = join(dir, "register.mjs");
+    writeFileSync(
+      register,
+      `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hook).href)});`,
+    );
+    const config = pathToFileURL(join(import.meta.dirname, "..", "config", "index.ts")).href;
+    const { stderr } = await promisify(execFile)(process.execPath, [
+      "--import",
+      "tsx",
+      "--import",
+      register,
+      "-e",
+      `await import(${JSON.stringify(config)})`,
+    ]);
+    const loaded = [...new Set(stderr.match(/(?<=\/src\/backends\/)\S+/g))].sort();
+    assert.deepEqual(loaded, ["local/config.ts", "local/index.ts", "registry.ts"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

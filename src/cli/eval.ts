@@ -29,7 +29,7 @@ import {
   summarize,
   writeJsonAtomic,
 } from "../engine/index.js";
-import { recipeFor } from "../recipes/index.js";
+import { type Recipe, recipeFor } from "../recipes/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { type Episode, SamplingParamsSchema, type Task } from "../types/index.js";
@@ -218,6 +218,40 @@ function selectTasks(
   });
 }
 
+/**
+ * Serves a checkpoint in process for `rllm eval --backend NAME` (or `--checkpoint` alone): the one
+ * --checkpoint names, else the recipe's base model.
+ */
+async function serveCheckpoint(
+  backend: string,
+  config: RllmConfig,
+  recipe: Recipe | undefined,
+): Promise<ServedCheckpoint> {
+  if (config.model.baseUrl || config.engine.gateway)
+    throw new ConfigError(
+      `--backend ${backend} serves a checkpoint itself; drop --base-url/--gateway (or drop --backend ${backend})`,
+    );
+  const definition = backendDefinition(backend);
+  if (!definition.serve)
+    throw new ConfigError(`--backend ${backend} cannot serve a checkpoint for rllm eval`);
+  if (config.backend.name !== backend)
+    throw new ConfigError(
+      `--backend ${backend}, but the config's backend section is ${config.backend.name}'s; make them agree`,
+    );
+  const log = (line: string) => console.error(line);
+  const given = config.eval.checkpoint;
+  const dir = given ? resolveCheckpoint(given) : await recipe?.baseCheckpoint({ log });
+  if (!dir)
+    throw new ConfigError(
+      `--backend ${backend} needs --checkpoint DIR (a ${backend}-backend checkpoint)`,
+    );
+  const served = await definition.serve(dir, config.backend, { log });
+  log(
+    `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${served.baseURL}`,
+  );
+  return served;
+}
+
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
 export async function runEvalCommand(
   benchmarkName: string,
@@ -244,32 +278,10 @@ export async function runEvalCommand(
   let kind = config.model.kind ?? stored?.kind ?? "openai";
   let served: ServedCheckpoint | undefined;
   if (serving) {
-    if (config.model.baseUrl || config.engine.gateway)
-      throw new ConfigError(
-        `--backend ${serving} serves a checkpoint itself; drop --base-url/--gateway (or drop --backend ${serving})`,
-      );
-    const definition = backendDefinition(serving);
-    if (!definition.serve)
-      throw new ConfigError(`--backend ${serving} cannot serve a checkpoint for rllm eval`);
-    if (config.backend.name !== serving)
-      throw new ConfigError(
-        `--backend ${serving}, but the config's backend section is ${config.backend.name}'s; make them agree`,
-      );
-    const log = (line: string) => console.error(line);
-    const dir = ev.checkpoint
-      ? resolveCheckpoint(ev.checkpoint)
-      : await recipe?.baseCheckpoint({ log });
-    if (!dir)
-      throw new ConfigError(
-        `--backend ${serving} needs --checkpoint DIR (a ${serving}-backend checkpoint)`,
-      );
-    served = await definition.serve(dir, config.backend, { log });
+    served = await serveCheckpoint(serving, config, recipe);
     baseURL = served.baseURL;
     model = served.model;
     kind = served.kind;
-    console.error(
-      `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${baseURL}`,
-    );
   }
   try {
     return await evaluate();
