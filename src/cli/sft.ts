@@ -10,6 +10,7 @@ import {
   loadConfig,
   type RllmConfig,
 } from "../config/index.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
 import { int, num } from "./flags.js";
 import { runStamp } from "./run-dir.js";
@@ -100,7 +101,11 @@ export async function runSftCommand(
   if (config.backend.name !== "local")
     throw new ConfigError(`--backend ${config.backend.name}: rllm sft supports the local backend`);
   const output = sft.output ?? join("runs", `sft-${runStamp()}`);
-  const backend = await LocalBackend.create(backendOptions(config.backend));
+  const { checkpoint } = config.backend;
+  const backend = await LocalBackend.create({
+    ...backendOptions(config.backend),
+    checkpoint: checkpoint && resolveCheckpoint(checkpoint),
+  });
   const ac = new AbortController();
   const onSigint = () => {
     io.log("interrupted: finishing the step and saving the model");

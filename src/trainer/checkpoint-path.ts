@@ -1,5 +1,5 @@
 /**
- * What `--checkpoint PATH` means (rllm train, rllm eval, rllm model serve): a user passes whichever
+ * What `--checkpoint PATH` means (rllm train, eval, sft and model serve): a user passes whichever
  * directory of a run they have at hand, and gets the backend checkpoint inside it.
  *
  *   PATH/rllm.json                  a backend checkpoint (what save() writes): PATH itself
