@@ -21,7 +21,7 @@ import {
 } from "../src/cli/train.js";
 import { loadConfig } from "../src/config/index.js";
 import type { EvalResults } from "../src/engine/index.js";
-import { ensureCountdownBase } from "../src/trainer/countdown-recipe.js";
+import { ensureCountdownBase } from "../src/recipes/countdown.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);

@@ -27,7 +27,7 @@ import {
   COUNTDOWN_RECIPE,
   countdownPrompt,
   countdownRecipeTasks,
-} from "../src/trainer/countdown-recipe.js";
+} from "../src/recipes/countdown.js";
 import { markdownTable } from "./lib/stats.js";
 
 const argv = process.argv.slice(2);

@@ -11,13 +11,10 @@
  */
 
 // The embedded local backend (a small transformer trained on the CPU, in worker threads).
-export {
-  LocalBackend,
-  type LocalBackendConfig,
-  type LocalBackendConfigInput,
-} from "./backends/local/backend.js";
+export { LocalBackend } from "./backends/local/backend.js";
 // The local model's chat format, for runSft's renderer.
 export { renderSft } from "./backends/local/chat-format.js";
+export type { LocalBackendConfig, LocalBackendConfigInput } from "./backends/local/config.js";
 // Built-in benchmarks: the catalog, dataset loading, task generators.
 export {
   type BenchmarkEntry,
@@ -44,7 +41,6 @@ export {
 } from "./benchmarks/index.js";
 // The one config: defaults ← file ← environment ← flags.
 export {
-  type BackendConfig,
   ConfigError,
   type ConfigLayer,
   type LoadConfigOptions,

@@ -12,7 +12,12 @@
  *   computeLogprobs()   → log π_θ of each datum's tokens under the current weights
  *   saveForSampler()    → make the current weights live on the sampler; a new weight version
  *   save() / load()     → a full checkpoint: weights, optimizer state, config
+ *
+ * A backend also declares its `capabilities`, the loss kinds and options it implements; whoever
+ * starts a run checks its loss against them (checkLossSupported) before the first step, so a loss
+ * the backend cannot compute is a startup error that names the option, never a silent no-op.
  */
+import type { z } from "zod";
 import type { LossSpec } from "../algorithms/loss.js";
 import type { Datum } from "../types/index.js";
 
@@ -66,8 +71,18 @@ export interface OptimStepResult {
   metrics: Record<string, number>;
 }
 
+/** What a backend can do: the loss kinds and options it implements. */
+export interface BackendCapabilities {
+  lossKinds: readonly LossSpec["kind"][];
+  kl: boolean;
+  entropyBonus: boolean;
+  tisCap: boolean;
+  aggregations: readonly string[];
+}
+
 export interface TrainingBackend {
   readonly name: string;
+  readonly capabilities: BackendCapabilities;
   sampler(): Promise<SamplerInfo>;
   /**
    * Accumulates gradients of `loss` over `datums`. Called once per mini-batch; gradients add up
@@ -86,15 +101,6 @@ export interface TrainingBackend {
   save(dir: string): Promise<void>;
   load(dir: string): Promise<void>;
   close(): Promise<void>;
-}
-
-/** What a backend can do: the loss kinds and options it implements. */
-export interface BackendCapabilities {
-  lossKinds: readonly LossSpec["kind"][];
-  kl: boolean;
-  entropyBonus: boolean;
-  tisCap: boolean;
-  aggregations: readonly string[];
 }
 
 export class UnsupportedOptionError extends Error {
@@ -149,4 +155,35 @@ export function checkLossSupported(
       `it supports ${caps.aggregations.join(", ")}`,
     );
   }
+}
+
+// ── Registering a backend (backends/registry.ts lists the definitions) ──────────────────────────
+
+/** What every backend section has: `name` tells them apart; `checkpoint` is where training starts. */
+export interface BackendSection {
+  name: string;
+  checkpoint?: string | undefined;
+}
+
+/** A backend's config schema: a strict object with `name: z.literal("<name>")`. */
+export type BackendSectionSchema = z.ZodType<BackendSection> & z.core.$ZodTypeDiscriminable;
+
+export interface BackendContext {
+  /** Progress lines for the user (stderr by default). */
+  log: (line: string) => void;
+}
+
+/** A checkpoint's weights served for evaluation, until close(). */
+export interface ServedCheckpoint extends SamplerInfo {
+  close(): Promise<void>;
+}
+
+export interface BackendDefinition<S extends BackendSectionSchema = BackendSectionSchema> {
+  readonly name: string;
+  readonly configSchema: S;
+  readonly capabilities: BackendCapabilities;
+  /** Starts the backend from its config section (`checkpoint`: the weights to start from). */
+  create(config: z.output<S>, ctx: BackendContext): Promise<TrainingBackend>;
+  /** Serves a checkpoint's weights without training (`rllm eval --backend NAME`); absent: cannot. */
+  serve?(checkpoint: string, config: z.output<S>, ctx: BackendContext): Promise<ServedCheckpoint>;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,6 +9,7 @@ import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import type { EvalResults } from "../engine/index.js";
 import { finalResponse } from "../sdk/index.js";
+import { TRAINER_STATE_FORMAT, type TrainerState, writeCheckpoint } from "../trainer/state.js";
 import type { Episode } from "../types/index.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
 
@@ -49,6 +50,32 @@ describe("rllm eval --backend local --checkpoint", () => {
     assert.ok(r.items.every((i) => i.taskId.startsWith("countdown/test/")));
     assert.deepEqual(r.config.samplingParams, { max_tokens: 40 });
     assert.equal(typeof r.passAtK["2"], "number");
+  });
+
+  it("--checkpoint also takes a training step's directory and a run directory", async () => {
+    const run = join(dir, "run");
+    const state: TrainerState = {
+      format: TRAINER_STATE_FORMAT,
+      version: 1,
+      step: 3,
+      weightVersion: 1,
+      loader: { frontier: 0, beyond: [] },
+      seed: 0,
+      elapsedSeconds: 0,
+      savedAt: new Date(0).toISOString(),
+    };
+    await writeCheckpoint(run, state, async (d) => cpSync(ckpt, d, { recursive: true }));
+    for (const [name, checkpoint] of [
+      ["step", join(run, "checkpoints", "step-3")],
+      ["run", run],
+    ] as const) {
+      const output = join(dir, `from-${name}`);
+      const flags = { backend: "local", checkpoint, maxExamples: 2, output };
+      const config = loadConfig({ env: {}, flags: evalFlagsToConfig(flags) });
+      assert.equal(await runEvalCommand("countdown", config), 0, name);
+      const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+      assert.equal(r.total, 2, name);
+    }
   });
 
   it("--seed: a rerun gives the same answer at every (task, attempt); unseeded runs do not", async () => {

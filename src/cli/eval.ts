@@ -3,8 +3,8 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { LocalSampler } from "../backends/local/sampler.js";
-import { loadLocalCheckpoint } from "../backends/local/weights.js";
+import { backendDefinition } from "../backends/registry.js";
+import type { ServedCheckpoint } from "../backends/spi.js";
 import {
   defaultEvaluator,
   defaultRollout,
@@ -33,17 +33,13 @@ import {
   summarize,
   writeJsonAtomic,
 } from "../engine/index.js";
+import { type Recipe, recipeFor } from "../recipes/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownLocalAgent,
-  countdownRecipeTasks,
-  ensureCountdownBase,
-  usesCountdownRecipe,
-} from "../trainer/countdown-recipe.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
 import { addFlags, EVAL_FLAGS, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
 import { createLog } from "./log.js";
+import { defaultRunDir, runStamp } from "./run-dir.js";
 
 /** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flags.ts). */
 export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
@@ -69,6 +65,57 @@ export function evalFlagsToConfig(f: EvalFlags): ConfigLayer {
 
 export { parseSamplingParams };
 
+/** The rows of `tasks` that `--task-indices` names (all of them without it). */
+function selectTasks(
+  tasks: Task[],
+  indices: string | undefined,
+  where: { benchmark: string; split: string },
+): Task[] {
+  if (!indices) return tasks;
+  return parseTaskIndices(indices).map((i) => {
+    const t = tasks[i];
+    if (!t)
+      throw new ConfigError(
+        `--task-indices ${i}: ${where.benchmark}/${where.split} has ${tasks.length} tasks`,
+      );
+    return t;
+  });
+}
+
+/**
+ * Serves a checkpoint in process for `rllm eval --backend NAME` (or `--checkpoint` alone): the one
+ * --checkpoint names, else the recipe's base model.
+ */
+async function serveCheckpoint(
+  backend: string,
+  config: RllmConfig,
+  recipe: Recipe | undefined,
+): Promise<ServedCheckpoint> {
+  if (config.model.baseUrl || config.engine.gateway)
+    throw new ConfigError(
+      `--backend ${backend} serves a checkpoint itself; drop --base-url/--gateway (or drop --backend ${backend})`,
+    );
+  const definition = backendDefinition(backend);
+  if (!definition.serve)
+    throw new ConfigError(`--backend ${backend} cannot serve a checkpoint for rllm eval`);
+  if (config.backend.name !== backend)
+    throw new ConfigError(
+      `--backend ${backend}, but the config's backend section is ${config.backend.name}'s; make them agree`,
+    );
+  const log = createLog().info;
+  const given = config.eval.checkpoint;
+  const dir = given ? resolveCheckpoint(given) : await recipe?.baseCheckpoint({ log });
+  if (!dir)
+    throw new ConfigError(
+      `--backend ${backend} needs --checkpoint DIR (a ${backend}-backend checkpoint)`,
+    );
+  const served = await definition.serve(dir, config.backend, { log });
+  log(
+    `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${served.baseURL}`,
+  );
+  return served;
+}
+
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
 export async function runEvalCommand(
   benchmarkName: string,
@@ -82,53 +129,30 @@ export async function runEvalCommand(
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
   const log = createLog();
-  const local = ev.backend === "local" || ev.checkpoint !== undefined;
-  const recipe =
-    local &&
-    usesCountdownRecipe(entry.name, {
-      backend: "local",
-      agent: ev.agent ?? agentCmd,
-      dataDir: ev.dataDir,
-    });
-  const stored = local ? undefined : loadProvider();
+  // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
+  const serving = ev.backend ?? (ev.checkpoint !== undefined ? config.backend.name : undefined);
+  const recipe = recipeFor({
+    benchmark: entry.name,
+    backend: serving,
+    agent: ev.agent ?? agentCmd,
+    dataDir: ev.dataDir,
+  });
+  const stored = serving ? undefined : loadProvider();
   let baseURL = config.model.baseUrl ?? stored?.baseURL;
   let model = config.model.name ?? stored?.model;
   const apiKey = config.model.apiKey ?? stored?.apiKey;
   let kind = config.model.kind ?? stored?.kind ?? "openai";
-  let sampler: LocalSampler | undefined;
-  if (local) {
-    if (config.model.baseUrl || config.engine.gateway)
-      throw new ConfigError(
-        "--backend local serves a checkpoint itself; drop --base-url/--gateway (or drop --backend local)",
-      );
-    const dir =
-      ev.checkpoint ?? (recipe ? await ensureCountdownBase({ log: log.info }) : undefined);
-    if (!dir)
-      throw new ConfigError("--backend local needs --checkpoint DIR (a local-backend checkpoint)");
-    const ck = await loadLocalCheckpoint(dir);
-    const sc = config.backend.sampler;
-    sampler = await LocalSampler.start({
-      config: ck.config,
-      params: ck.params,
-      weightVersion: ck.checkpoint.weightVersion,
-      host: sc.host,
-      port: sc.port,
-      modelName: sc.modelName,
-      workers: sc.workers,
-      maxBatch: sc.maxBatch,
-      batchWindowMs: sc.batchWindowMs,
-    });
-    baseURL = sampler.baseURL;
-    model = sampler.modelName;
-    kind = "vllm";
-    log.info(
-      `rllm eval: serving ${resolve(dir)} (weight version ${ck.checkpoint.weightVersion}) at ${baseURL}`,
-    );
+  let served: ServedCheckpoint | undefined;
+  if (serving) {
+    served = await serveCheckpoint(serving, config, recipe);
+    baseURL = served.baseURL;
+    model = served.model;
+    kind = served.kind;
   }
   try {
     return await evaluate();
   } finally {
-    await sampler?.close();
+    await served?.close();
   }
 
   async function evaluate(): Promise<number> {
@@ -141,42 +165,26 @@ export async function runEvalCommand(
       throw new ConfigError(
         "no model name: pass --model NAME (or store one with rllm model setup)",
       );
-    const split = ev.split ?? (recipe ? "test" : entry.source.defaultSplit);
-    let tasks: Task[];
-    if (recipe) {
-      if (split !== "train" && split !== "test")
-        throw new ConfigError(`countdown (local recipe) has splits train and test, not "${split}"`);
-      tasks = countdownRecipeTasks(split, ev.maxExamples ?? (split === "test" ? undefined : 200));
-      if (ev.taskIndices) {
-        const all = tasks;
-        tasks = parseTaskIndices(ev.taskIndices).map((i) => {
-          const t = all[i];
-          if (!t)
-            throw new ConfigError(
-              `--task-indices ${i}: countdown/${split} has ${all.length} tasks`,
-            );
-          return t;
+    const split = ev.split ?? recipe?.splits.test ?? entry.source.defaultSplit;
+    const tasks = recipe
+      ? selectTasks(recipe.tasks(split, ev.maxExamples ?? recipe.evalExamples), ev.taskIndices, {
+          benchmark: entry.name,
+          split,
+        })
+      : await loadBenchmark(entry.name, {
+          split,
+          ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
+          ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
+          ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
         });
-      }
-    } else
-      tasks = await loadBenchmark(entry.name, {
-        split,
-        ...(ev.dataDir ? { dataDir: ev.dataDir } : {}),
-        ...(ev.maxExamples ? { maxExamples: ev.maxExamples } : {}),
-        ...(ev.taskIndices ? { taskIndices: parseTaskIndices(ev.taskIndices) } : {}),
-      });
     if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
 
     const rollout = ev.agent
       ? await loadRollout(ev.agent)
       : agentCmd
         ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
-        : recipe
-          ? countdownLocalAgent()
-          : defaultRollout(entry);
-    const samplingParams = recipe
-      ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...ev.samplingParams }
-      : ev.samplingParams;
+        : (recipe?.agent() ?? defaultRollout(entry));
+    const samplingParams = { ...recipe?.samplingDefaults, ...ev.samplingParams };
     if (ev.seed !== undefined && samplingParams.seed !== undefined)
       throw new ConfigError(
         "--seed seeds every (task, attempt) apart and sampling seed gives all rollouts one seed; pass one of them",
@@ -185,12 +193,8 @@ export async function runEvalCommand(
       ? await loadEvaluator<Episode>(ev.evaluator)
       : defaultEvaluator(entry);
 
-    const stamp = new Date()
-      .toISOString()
-      .replace(/[-:]/g, "")
-      .replace(/\..*/, "")
-      .replace("T", "-");
-    const output = resolve(ev.output ?? join("runs", "eval", `${entry.name}-${stamp}`));
+    const stamp = runStamp();
+    const output = resolve(ev.output ?? defaultRunDir("eval", entry.name, stamp));
     mkdirSync(output, { recursive: true });
 
     let gateway: GatewayHandle;

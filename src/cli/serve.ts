@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model.js";
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { addFlags, SERVE_FLAGS } from "./flags.js";
 import { createLog } from "./log.js";
 
@@ -36,7 +37,7 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
   let params: Float32Array;
   let weightVersion = 0;
   if (opts.checkpoint) {
-    const ckpt = await loadLocalCheckpoint(opts.checkpoint);
+    const ckpt = await loadLocalCheckpoint(resolveCheckpoint(opts.checkpoint));
     config = ckpt.config;
     params = ckpt.params;
     weightVersion = ckpt.checkpoint.weightVersion;

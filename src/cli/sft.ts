@@ -10,9 +10,11 @@ import {
   loadConfig,
   type RllmConfig,
 } from "../config/index.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
 import { addFlags, type FlagValues, flagLayer, SFT_FLAGS } from "./flags.js";
 import { createLog } from "./log.js";
+import { runStamp } from "./run-dir.js";
 
 /** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flags.ts). */
 export type SftFlags = FlagValues<typeof SFT_FLAGS>;
@@ -46,9 +48,12 @@ export async function runSftCommand(
     throw new ConfigError("rllm sft needs --train-file (JSONL rows of {messages})");
   if (config.backend.name !== "local")
     throw new ConfigError(`--backend ${config.backend.name}: rllm sft supports the local backend`);
-  const output =
-    sft.output ?? join("runs", `sft-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-  const backend = await LocalBackend.create(backendOptions(config.backend));
+  const output = sft.output ?? join("runs", `sft-${runStamp()}`);
+  const { checkpoint } = config.backend;
+  const backend = await LocalBackend.create({
+    ...backendOptions(config.backend),
+    checkpoint: checkpoint && resolveCheckpoint(checkpoint),
+  });
   const ac = new AbortController();
   const onSigint = () => {
     io.log("interrupted: finishing the step and saving the model");

@@ -8,11 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownBaseDir,
-  ensureCountdownBase,
-} from "../trainer/countdown-recipe.js";
+import { COUNTDOWN_RECIPE, countdownBaseDir, ensureCountdownBase } from "../recipes/countdown.js";
 import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const run = promisify(execFile);
@@ -139,6 +135,11 @@ describe("rllm train", () => {
     await fail(
       { checkpoint: join(dir, "nope"), output: join(dir, "x") },
       /no checkpoint at .*nope/,
+    );
+    // --checkpoint goes through the one resolver (trainer/checkpoint-path.ts) that eval and serve use
+    await fail(
+      { checkpoint: dir, output: join(dir, "x") },
+      /is not an rllm checkpoint, a training step or a run directory: looked for rllm\.json/,
     );
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "train", "countdown", "--group-size", "x"]),

@@ -1,15 +1,16 @@
 /** `rllm train <benchmark>`: RL training of an agent's model (src/trainer/). */
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { LocalBackend } from "../backends/local/backend.js";
+import { backendDefinition } from "../backends/registry.js";
+import { checkLossSupported } from "../backends/spi.js";
 import {
+  type BenchmarkEntry,
   defaultEvaluator,
   defaultRollout,
   getBenchmark,
   loadBenchmark,
 } from "../benchmarks/index.js";
 import {
-  backendOptions,
   ConfigError,
   type ConfigLayer,
   type LoadConfigOptions,
@@ -18,19 +19,15 @@ import {
   type RllmConfig,
 } from "../config/index.js";
 import { inProcessGatewayConfig } from "../engine/gateway.js";
+import { type Recipe, recipeFor } from "../recipes/index.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
-import {
-  COUNTDOWN_RECIPE,
-  countdownLocalAgent,
-  countdownRecipeTasks,
-  ensureCountdownBase,
-  usesCountdownRecipe,
-} from "../trainer/countdown-recipe.js";
+import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
 import { addFlags, type FlagValues, flagLayer, TRAIN_FLAGS } from "./flags.js";
 import { createLog } from "./log.js";
+import { defaultRunDir } from "./run-dir.js";
 
 /** The parsed flags of `rllm train` (its table: TRAIN_FLAGS in flags.ts). */
 export type TrainFlags = FlagValues<typeof TRAIN_FLAGS>;
@@ -57,19 +54,59 @@ export function trainCommand(): Command {
   });
 }
 
+/** The recipe of a `rllm train` run (recipes/), if one applies. */
+function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined {
+  const tc = config.trainer;
+  return recipeFor({
+    benchmark: getBenchmark(benchmark).name,
+    backend: config.backend.name,
+    agent: tc.agent,
+    dataDir: tc.dataDir,
+  });
+}
+
 /**
- * The config of `rllm train <benchmark>`: when the run is the countdown recipe's, its RL settings
- * (COUNTDOWN_RECIPE.rl) come in as defaults under the file, the environment and the flags.
+ * The config of `rllm train <benchmark>`: when a recipe applies to the run, its settings come in
+ * as defaults under the file, the environment and the flags.
  */
 export function loadTrainConfig(benchmark: string, options: LoadConfigOptions): RllmConfig {
   const config = loadConfig(options);
-  const tc = config.trainer;
-  const opts = { backend: config.backend.name, agent: tc.agent, dataDir: tc.dataDir };
-  if (!usesCountdownRecipe(getBenchmark(benchmark).name, opts)) return config;
+  const recipe = trainRecipe(benchmark, config);
+  if (!recipe) return config;
   return loadConfig({
     ...options,
-    defaults: { name: "the countdown recipe", value: COUNTDOWN_RECIPE.rl as ConfigLayer },
+    defaults: { name: `the ${recipe.name} recipe`, value: recipe.configDefaults },
   });
+}
+
+/** The training and validation tasks: the recipe's, else the benchmark's dataset. */
+async function trainTasks(
+  entry: BenchmarkEntry,
+  tc: RllmConfig["trainer"],
+  recipe: Recipe | undefined,
+): Promise<{ train: Task[]; val: Task[] }> {
+  if (recipe)
+    return {
+      train: recipe.tasks(recipe.splits.train, tc.maxTrainExamples),
+      val: recipe.tasks(recipe.splits.test, tc.maxValExamples),
+    };
+  const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
+  const valSplit = tc.valSplit ?? (entry.source.splits.includes("test") ? "test" : undefined);
+  const common = tc.dataDir ? { dataDir: tc.dataDir } : {};
+  const train = await loadBenchmark(entry.name, {
+    ...common,
+    split: trainSplit,
+    ...(tc.maxTrainExamples ? { maxExamples: tc.maxTrainExamples } : {}),
+  });
+  const val =
+    valSplit && valSplit !== trainSplit
+      ? await loadBenchmark(entry.name, {
+          ...common,
+          split: valSplit,
+          maxExamples: tc.maxValExamples,
+        })
+      : [];
+  return { train, val };
 }
 
 export async function runTrainCommand(
@@ -81,75 +118,46 @@ export async function runTrainCommand(
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
   const tc = config.trainer;
-  if (config.backend.name !== "local")
-    throw new ConfigError(`--backend ${config.backend.name}: only the local backend exists so far`);
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const gateway = inProcessGatewayConfig(config, "rllm train");
-  const recipe = usesCountdownRecipe(entry.name, {
-    backend: config.backend.name,
-    agent: tc.agent,
-    dataDir: tc.dataDir,
-  });
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
-  const output = resolve(tc.output ?? join("runs", "train", `${entry.name}-${stamp}`));
+  const recipe = trainRecipe(entry.name, config);
+  const output = resolve(tc.output ?? defaultRunDir("train", entry.name));
 
-  // the datasets
-  let train: Task[];
-  let val: Task[];
-  if (recipe) {
-    train = countdownRecipeTasks("train", tc.maxTrainExamples);
-    val = countdownRecipeTasks("test", tc.maxValExamples);
-  } else {
-    const splits = entry.source.splits;
-    const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
-    const valSplit = tc.valSplit ?? (splits.includes("test") ? "test" : undefined);
-    const common = tc.dataDir ? { dataDir: tc.dataDir } : {};
-    train = await loadBenchmark(entry.name, {
-      ...common,
-      split: trainSplit,
-      ...(tc.maxTrainExamples ? { maxExamples: tc.maxTrainExamples } : {}),
-    });
-    val =
-      valSplit && valSplit !== trainSplit
-        ? await loadBenchmark(entry.name, {
-            ...common,
-            split: valSplit,
-            maxExamples: tc.maxValExamples,
-          })
-        : [];
-  }
+  const { train, val } = await trainTasks(entry, tc, recipe);
   const rollout: Rollout = tc.agent
     ? await loadRollout(tc.agent)
-    : recipe
-      ? countdownLocalAgent()
-      : defaultRollout(entry);
+    : (recipe?.agent() ?? defaultRollout(entry));
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);
-  // the recipe's run length: 15 minutes of RL unless a length is given
+  // the recipe's run length (15 minutes of RL for countdown) unless a length is given
   const budget =
-    recipe && tc.maxSteps === undefined && tc.epochs === undefined && tc.maxSeconds === undefined
-      ? { maxSeconds: COUNTDOWN_RECIPE.rlSeconds }
+    recipe?.trainSeconds !== undefined &&
+    tc.maxSteps === undefined &&
+    tc.epochs === undefined &&
+    tc.maxSeconds === undefined
+      ? { maxSeconds: recipe.trainSeconds }
       : {};
-  const samplingParams = recipe
-    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.samplingParams }
-    : tc.samplingParams;
-  const valSamplingParams = recipe
-    ? { max_tokens: COUNTDOWN_RECIPE.maxTokens, ...tc.valSamplingParams }
-    : tc.valSamplingParams;
+  const samplingParams = { ...recipe?.samplingDefaults, ...tc.samplingParams };
+  const valSamplingParams = { ...recipe?.samplingDefaults, ...tc.valSamplingParams };
 
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
-  let checkpoint = config.backend.checkpoint;
-  if (latest) checkpoint = join(latest.dir, "backend");
-  else if (!checkpoint && recipe)
-    checkpoint = await ensureCountdownBase({ log: io.log, home: io.home });
+  const given = config.backend.checkpoint;
+  const checkpoint = latest
+    ? join(latest.dir, "backend")
+    : given
+      ? resolveCheckpoint(given)
+      : await recipe?.baseCheckpoint({ log: io.log, home: io.home });
   if (!checkpoint)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
-  const backend = await LocalBackend.create({ ...backendOptions(config.backend), checkpoint });
+  const backend = await backendDefinition(config.backend.name).create(
+    { ...config.backend, checkpoint },
+    { log: io.log },
+  );
   const ac = new AbortController();
   const signal = io.signal ? AbortSignal.any([io.signal, ac.signal]) : ac.signal;
   const trainer = new AgentTrainer({
@@ -166,13 +174,13 @@ export async function runTrainCommand(
     progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
   try {
-    backend.checkLoss(trainer.loss());
+    checkLossSupported(backend.name, backend.capabilities, trainer.loss());
   } catch (e) {
     await backend.close();
     throw e;
   }
   io.log(
-    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend local (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );
   const onSigint = () => {
     io.log(
@@ -190,7 +198,7 @@ export async function runTrainCommand(
     );
     if (r.lastCheckpoint)
       io.log(
-        `  evaluate it: rllm eval ${entry.name} --backend local --checkpoint ${join(r.lastCheckpoint, "backend")}`,
+        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${join(r.lastCheckpoint, "backend")}`,
       );
     return r;
   } finally {

@@ -1,87 +1,8 @@
 /**
- * Config sections of the training backends and the optimizer. Each backend has its own strict
- * section, so a knob the chosen backend does not have is an error that names it.
+ * Config sections of training that every backend shares: the optimizer and `rllm sft`. The
+ * `backend` section itself is built from the backends' own schemas (backends/registry.ts).
  */
 import { z } from "zod";
-
-/** The local model's vocabulary: 256 bytes + 8 specials (backends/local/tokenizer.ts). */
-const LOCAL_VOCAB_SIZE = 264;
-
-/** Architecture of the local backend's GPT (strict; unknown keys are errors). */
-export const GptConfigSchema = z
-  .strictObject({
-    vocabSize: z.literal(LOCAL_VOCAB_SIZE).default(LOCAL_VOCAB_SIZE),
-    dModel: z.number().int().min(8).max(4096).default(128),
-    nLayers: z.number().int().min(1).max(64).default(2),
-    nHeads: z.number().int().min(1).max(64).default(4),
-    maxSeqLen: z.number().int().min(8).max(8192).default(256),
-    mlpRatio: z.number().int().min(1).max(8).default(4),
-    positional: z.enum(["learned", "rope"]).default("rope"),
-    tiedHead: z.literal(true).default(true),
-  })
-  .superRefine((c, ctx) => {
-    if (c.dModel % c.nHeads !== 0)
-      ctx.addIssue({
-        code: "custom",
-        path: ["dModel"],
-        message: `dModel ${c.dModel} must be a multiple of nHeads ${c.nHeads}`,
-      });
-    else if (c.positional === "rope" && (c.dModel / c.nHeads) % 2 !== 0)
-      ctx.addIssue({
-        code: "custom",
-        path: ["nHeads"],
-        message: `rope needs an even head size; dModel/nHeads = ${c.dModel / c.nHeads}`,
-      });
-  });
-
-export const LocalSamplerConfigSchema = z.strictObject({
-  /** Worker threads that generate (each holds a copy of the served weights). */
-  workers: z.number().int().min(1).max(64).default(1),
-  /** Most sequences generated together in one batch per worker. */
-  maxBatch: z.number().int().min(1).max(4096).default(64),
-  /** How long the first request of a batch waits for others to join it. */
-  batchWindowMs: z.number().min(0).max(1000).default(2),
-  host: z.string().min(1).default("127.0.0.1"),
-  /** 0: an ephemeral port. */
-  port: z.number().int().min(0).max(65535).default(0),
-  /** The model name the sampler answers to. */
-  modelName: z.string().min(1).default("rllm-local"),
-});
-
-export const LocalBackendConfigSchema = z.strictObject({
-  /** Architecture of a freshly initialised model. */
-  model: GptConfigSchema.optional(),
-  /** Start from this checkpoint (a directory written by save()); its config is the model's. */
-  checkpoint: z.string().min(1).optional(),
-  /** Seed of the initialisation (without a checkpoint). */
-  seed: z.number().int().nonnegative().default(0),
-  /** Std of the initial weights (GPT-2: 0.02). */
-  initStd: z.number().positive().max(1).default(0.02),
-  /** Trainer replicas on worker threads (data parallel). */
-  trainWorkers: z.number().int().min(1).max(64).default(2),
-  /** Most padded tokens (rows × longest row) per forward/backward: gradient accumulation. */
-  microBatchTokens: z.number().int().min(16).max(1_048_576).default(4096),
-  /** Matmul kernels: wasm SIMD (falls back to JS where SIMD is missing) or plain JS. */
-  kernel: z.enum(["wasm", "js"]).default("wasm"),
-  sampler: LocalSamplerConfigSchema.default(LocalSamplerConfigSchema.parse({})),
-});
-
-/**
- * The `backend` section: one strict schema per backend, told apart by `name`, so a knob the chosen
- * backend does not have is an error that names it (more register later: torch, tinker).
- */
-export const BackendConfigSchema = z.preprocess(
-  // `name` defaults to "local", so `backend: {trainWorkers: 1}` means the local backend's knob
-  (v) =>
-    typeof v === "object" &&
-    v !== null &&
-    !Array.isArray(v) &&
-    (v as { name?: unknown }).name === undefined
-      ? { ...v, name: "local" }
-      : v,
-  z.discriminatedUnion("name", [LocalBackendConfigSchema.extend({ name: z.literal("local") })]),
-);
-export type BackendConfig = z.infer<typeof BackendConfigSchema>;
 
 /** A backend section's own knobs (without `name`). */
 export function backendOptions<T extends { name: string }>(c: T): Omit<T, "name"> {

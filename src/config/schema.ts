@@ -6,8 +6,9 @@
 
 import { z } from "zod";
 import { AlgorithmConfigSchema } from "../algorithms/pipeline.js";
+import { BackendConfigSchema, backendNames } from "../backends/registry.js";
 import { SamplingParamsSchema } from "../types/index.js";
-import { BackendConfigSchema, OptimConfigSchema, SftConfigSchema } from "./backend.js";
+import { OptimConfigSchema, SftConfigSchema } from "./backend.js";
 import { TrainerConfigSchema } from "./trainer.js";
 
 export const UpstreamKindSchema = z.enum(["vllm", "sglang", "openai"]);
@@ -135,9 +136,9 @@ export const EvalConfigSchema = z.strictObject({
    * are compared on common draws. Excludes `samplingParams.seed` (one seed for every rollout).
    */
   seed: z.number().int().nonnegative().optional(),
-  /** Serve the model from a local-backend checkpoint instead of calling a model server. */
-  backend: z.enum(["local"]).optional(),
-  /** The checkpoint the local backend serves (default for countdown: the recipe's base model). */
+  /** Serve the model from this backend's checkpoint instead of calling a model server. */
+  backend: z.enum(backendNames()).optional(),
+  /** The checkpoint the backend serves (default: the run's recipe's base model, if any). */
   checkpoint: z.string().min(1).optional(),
 });
 

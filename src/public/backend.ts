@@ -24,12 +24,17 @@ export {
 } from "../algorithms/loss.js";
 export {
   type BackendCapabilities,
+  type BackendContext,
+  type BackendDefinition,
+  type BackendSection,
+  type BackendSectionSchema,
   checkLossSupported,
   type ForwardBackwardOptions,
   type ForwardBackwardResult,
   type OptimParams,
   type OptimStepResult,
   type SamplerInfo,
+  type ServedCheckpoint,
   type TrainingBackend,
   UnsupportedOptionError,
 } from "../backends/spi.js";

@@ -13,7 +13,6 @@ export {
   RendererLoadError,
 } from "../gateway/render/index.js";
 export { Gateway, type GatewayOptions, startGateway } from "../gateway/server.js";
-export type { Upstream } from "../gateway/upstreams/upstream.js";
 export type {
   CallSignal,
   ChatCall,
@@ -27,6 +26,7 @@ export type {
   PromptState,
   UpstreamAdapter,
 } from "../gateway/upstreams/types.js";
+export type { Upstream } from "../gateway/upstreams/upstream.js";
 export {
   type SessionRow,
   Store,

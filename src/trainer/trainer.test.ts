@@ -6,11 +6,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
+import { countdownPrompt, countdownRecipeTasks } from "../recipes/countdown.js";
 import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
 import type { MetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
 import type { Episode } from "../types/index.js";
-import { countdownPrompt, countdownRecipeTasks } from "./countdown-recipe.js";
 import { readLatest } from "./state.js";
 import { AgentTrainer } from "./trainer.js";
 
@@ -194,6 +194,7 @@ describe("AgentTrainer", () => {
         trainDataset: countdownRecipeTasks("train", 40),
         backend: {
           name: backend.name,
+          capabilities: backend.capabilities,
           sampler: () => backend.sampler(),
           forwardBackward: async (d, l, o) => {
             if (running > 0) overlapped++; // rollouts of later batches are still generating

@@ -14,14 +14,11 @@
  * rebuilds the same reference.
  */
 import { resolve } from "node:path";
-import type { z } from "zod";
 import type { LossSpec } from "../../algorithms/loss.js";
 import { LossSpecSchema } from "../../algorithms/loss.js";
-import { GptConfigSchema, LocalBackendConfigSchema } from "../../config/backend.js";
 import type { Datum } from "../../types/index.js";
 import { CheckpointError, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import {
-  type BackendCapabilities,
   checkLossSupported,
   type ForwardBackwardOptions,
   type ForwardBackwardResult,
@@ -30,6 +27,13 @@ import {
   type SamplerInfo,
   type TrainingBackend,
 } from "../spi.js";
+import {
+  GptConfigSchema,
+  LOCAL_CAPABILITIES,
+  type LocalBackendConfig,
+  type LocalBackendConfigInput,
+  LocalBackendConfigSchema,
+} from "./config.js";
 import { Gpt, type GptConfig, type ParamInfo } from "./model.js";
 import { AdamW, decayMask } from "./optim.js";
 import type { LocalSampler } from "./sampler.js";
@@ -37,17 +41,6 @@ import { byteTokenizer } from "./tokenizer.js";
 import type { ForwardBackwardReply, TrainRow, TrainWorkerData } from "./train-worker.js";
 import { flatFromTensors, loadLocalCheckpoint, tensorsFromFlat } from "./weights.js";
 import { WorkerClient } from "./worker-rpc.js";
-
-export const LOCAL_CAPABILITIES: BackendCapabilities = {
-  lossKinds: ["cross_entropy", "importance_sampling", "ppo", "cispo"],
-  kl: true,
-  entropyBonus: true,
-  tisCap: true,
-  aggregations: ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean"],
-};
-
-export type LocalBackendConfig = z.infer<typeof LocalBackendConfigSchema>;
-export type LocalBackendConfigInput = z.input<typeof LocalBackendConfigSchema>;
 
 /** Where the reference policy comes from (recorded in checkpoints). */
 type ReferenceSource =
@@ -187,11 +180,6 @@ export class LocalBackend implements TrainingBackend {
     return this.optimizer.state.step;
   }
 
-  /** Refuses, at startup, a loss this backend cannot compute. */
-  checkLoss(loss: LossSpec): void {
-    checkLossSupported(this.name, this.capabilities, loss);
-  }
-
   async sampler(): Promise<SamplerInfo> {
     const s = await this.startSampler();
     return { baseURL: s.baseURL, model: s.modelName, weightVersion: this.version, kind: "vllm" };
@@ -261,7 +249,7 @@ export class LocalBackend implements TrainingBackend {
   ): Promise<ForwardBackwardResult> {
     this.assertOpen();
     const loss = LossSpecSchema.parse(lossInput);
-    this.checkLoss(loss);
+    checkLossSupported(this.name, this.capabilities, loss);
     const maxLen = this.modelConfig.maxSeqLen;
     const proximal = options.proximal ?? "sampling";
     if (Array.isArray(proximal) && proximal.length !== datums.length)

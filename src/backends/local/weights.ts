@@ -3,13 +3,13 @@
  * checkpoint: what the backend, the sampler server and `rllm model serve` share.
  */
 
-import { GptConfigSchema } from "../../config/backend.js";
 import {
   CheckpointError,
   type Float32Tensor,
   type LoadedCheckpoint,
   loadCheckpoint,
 } from "../checkpoint/checkpoint.js";
+import { GptConfigSchema } from "./config.js";
 import { type GptConfig, gptParamLayout, type ParamInfo } from "./model.js";
 import { byteTokenizer } from "./tokenizer.js";
 

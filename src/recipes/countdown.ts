@@ -20,12 +20,13 @@ import {
   countdownBucket,
   generateCountdown,
 } from "../benchmarks/countdown.js";
-import { OptimConfigSchema } from "../config/backend.js";
+import { ConfigError, type ConfigLayer, OptimConfigSchema } from "../config/index.js";
 import { rllmHome } from "../home.js";
 import { chatAgent, type Rollout } from "../sdk/index.js";
+import { runSft, type SftExample, type SftStepMetrics } from "../trainer/sft.js";
 import type { Task } from "../types/index.js";
 import { VERSION } from "../version.js";
-import { runSft, type SftExample, type SftStepMetrics } from "./sft.js";
+import type { Recipe } from "./recipe.js";
 
 export const COUNTDOWN_RECIPE = {
   name: "countdown-local",
@@ -70,14 +71,6 @@ export const COUNTDOWN_RECIPE = {
   /** `rllm train countdown` with no length given trains for this long. */
   rlSeconds: 900,
 } as const;
-
-/** Whether `rllm train/eval <benchmark>` uses this recipe: countdown, local backend, no agent or data. */
-export function usesCountdownRecipe(
-  benchmark: string,
-  opts: { backend: string; agent?: string | undefined; dataDir?: string | undefined },
-): boolean {
-  return benchmark === "countdown" && opts.backend === "local" && !opts.agent && !opts.dataDir;
-}
 
 /** The user turn of a task: `3 7 12 -> 25`. */
 export function countdownPrompt(task: Task): string {
@@ -200,3 +193,26 @@ export async function ensureCountdownBase(
     await backend.close();
   }
 }
+
+/**
+ * The recipe as `rllm train` and `rllm eval` use it: countdown on the local backend with neither
+ * an agent nor a dataset of the user's.
+ */
+export const countdownRecipe: Recipe = {
+  name: "countdown",
+  appliesTo: (run) =>
+    run.benchmark === "countdown" && run.backend === "local" && !run.agent && !run.dataDir,
+  splits: { train: "train", test: "test" },
+  tasks(split, count) {
+    if (split !== "train" && split !== "test")
+      throw new ConfigError(`countdown (local recipe) has splits train and test, not "${split}"`);
+    return countdownRecipeTasks(split, count);
+  },
+  // an eval of the training split (8,000 tasks) takes as many as the test split holds
+  evalExamples: COUNTDOWN_RECIPE.counts.test,
+  agent: countdownLocalAgent,
+  baseCheckpoint: (io) => ensureCountdownBase(io),
+  configDefaults: COUNTDOWN_RECIPE.rl as ConfigLayer,
+  samplingDefaults: { max_tokens: COUNTDOWN_RECIPE.maxTokens },
+  trainSeconds: COUNTDOWN_RECIPE.rlSeconds,
+};
