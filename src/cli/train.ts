@@ -2,7 +2,6 @@
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { backendDefinition } from "../backends/registry.js";
-import { checkLossSupported } from "../backends/spi.js";
 import {
   type BenchmarkEntry,
   defaultEvaluator,
@@ -173,12 +172,6 @@ export async function runTrainCommand(
     signal,
     progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
-  try {
-    checkLossSupported(backend.name, backend.capabilities, trainer.loss());
-  } catch (e) {
-    await backend.close();
-    throw e;
-  }
   io.log(
     `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { LossSpecSchema } from "../algorithms/loss.js";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { countdownPrompt, countdownRecipeTasks } from "../recipes/countdown.js";
@@ -521,6 +522,45 @@ describe("AgentTrainer", () => {
       run("rejection-async", true, { async: true }),
       /algorithm\.rejectionSampling.*trainer\.async/,
     );
+  });
+
+  it("refuses a loss the backend cannot compute before anything runs, naming the option", async () => {
+    const backend = await LocalBackend.create({ model: tiny, trainWorkers: 1 });
+    try {
+      const cfg = config({ maxSteps: 1 });
+      const output = join(dir, "unsupported");
+      const trainer = new AgentTrainer({
+        rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+        evaluator: parity,
+        trainDataset: countdownRecipeTasks("train", 4),
+        // the local backend, declaring that it computes no CISPO
+        backend: {
+          name: backend.name,
+          capabilities: { ...backend.capabilities, lossKinds: ["ppo"] },
+          sampler: () => backend.sampler(),
+          forwardBackward: (d, l, o) => backend.forwardBackward(d, l, o),
+          optimStep: (o) => backend.optimStep(o),
+          computeLogprobs: (d) => backend.computeLogprobs(d),
+          saveForSampler: () => backend.saveForSampler(),
+          save: (d) => backend.save(d),
+          load: (d) => backend.load(d),
+          close: () => backend.close(),
+        },
+        config: {
+          ...cfg,
+          algorithm: { ...cfg.algorithm, loss: LossSpecSchema.parse({ kind: "cispo" }) },
+        },
+        output,
+        log: () => {},
+      });
+      await assert.rejects(
+        trainer.train(),
+        /backend "local" does not support loss\.kind "cispo"; it supports ppo/,
+      );
+      assert.equal(existsSync(output), false, "nothing of the run was written");
+    } finally {
+      await backend.close();
+    }
   });
 
   it("refuses to overwrite a run without --resume", async () => {

@@ -27,7 +27,7 @@ import { join, resolve } from "node:path";
 import { type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
 import { episodesToDatums } from "../algorithms/pipeline.js";
 import { learningRate } from "../algorithms/schedule.js";
-import type { TrainingBackend } from "../backends/spi.js";
+import { checkLossSupported, type TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { DEFAULT_CONCURRENCY, runRollouts } from "../engine/engine.js";
 import { InProcessGateway, type InProcessGatewaySettings } from "../engine/gateway.js";
@@ -151,8 +151,10 @@ export class AgentTrainer {
       throw new Error(
         "algorithm.rejectionSampling draws more groups at the current weights while a step waits, which only on-policy training does: set trainer.async to false, or algorithm.rejectionSampling.enabled to false",
       );
-    const run = RunDir.open(output);
     const loss = this.loss();
+    // a loss the backend cannot compute is refused before anything runs, never silently changed
+    checkLossSupported(backend.name, backend.capabilities, loss);
+    const run = RunDir.open(output);
     let state = await this.startOrResume(run);
     run.writeConfig(this.o.config);
 
