@@ -23,7 +23,7 @@ const pass: Rule = () => undefined;
 const fixedGateway = (command: Command) =>
   command === "rllm eval"
     ? "run `rllm gateway` with it and pass --gateway URL"
-    : "rllm train always runs its own gateway";
+    : "there is none: rllm train runs its own gateway, on a free port; remove the key";
 
 const IN_PROCESS: {
   gateway: Record<keyof GatewayConfig, Rule>;
@@ -32,7 +32,7 @@ const IN_PROCESS: {
   gateway: {
     host: pass,
     port: (c) =>
-      `the in-process gateway listens on a free port, so that runs never collide; for a fixed port ${fixedGateway(c)}`,
+      `the in-process gateway listens on a free port, so that runs never collide; for a fixed port: ${fixedGateway(c)}`,
     upstreams: (c) =>
       c === "rllm eval"
         ? "rllm eval's gateway calls the model of --base-url/--model (the model section) or of --backend local; for several upstreams run `rllm gateway --upstream ...` and pass --gateway URL"
