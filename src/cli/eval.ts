@@ -37,11 +37,12 @@ import { type Recipe, recipeFor } from "../recipes/index.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
-import { addFlags, EVAL_FLAGS, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
+import { EVAL_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
 import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
-/** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flags.ts). */
+/** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flag-tables.ts). */
 export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
 export function evalCommand(): Command {

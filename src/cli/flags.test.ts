@@ -18,8 +18,8 @@ import {
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
 import { RL_DEFAULT_LR } from "../trainer/trainer.js";
 import { evalCommand, evalFlagsToConfig } from "./eval.js";
+import { COMMAND_FLAGS } from "./flag-tables.js";
 import {
-  COMMAND_FLAGS,
   choicesAt,
   defaultAt,
   flagName,

@@ -2,16 +2,11 @@
 import { Command } from "commander";
 import { ConfigError, type ConfigLayer, loadConfig, type RllmConfig } from "../config/index.js";
 import { Gateway } from "../gateway/server.js";
-import {
-  addFlags,
-  defaultGatewayStore,
-  type FlagValues,
-  flagLayer,
-  GATEWAY_FLAGS,
-} from "./flags.js";
+import { GATEWAY_FLAGS } from "./flag-tables.js";
+import { addFlags, defaultGatewayStore, type FlagValues, flagLayer } from "./flags.js";
 import { createLog } from "./log.js";
 
-/** The parsed flags of `rllm gateway` (its table: GATEWAY_FLAGS in flags.ts). */
+/** The parsed flags of `rllm gateway` (its table: GATEWAY_FLAGS in flag-tables.ts). */
 export type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
 
 export function gatewayCommand(): Command {

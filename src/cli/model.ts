@@ -10,7 +10,8 @@ import {
   saveProvider,
   settingsPath,
 } from "../config/index.js";
-import { addFlags, SETUP_FLAGS } from "./flags.js";
+import { SETUP_FLAGS } from "./flag-tables.js";
+import { addFlags } from "./flags.js";
 
 export function modelCommand(): Command {
   const model = new Command("model").description(

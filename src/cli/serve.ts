@@ -8,7 +8,8 @@ import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model
 import { LocalSampler } from "../backends/local/sampler.js";
 import { loadLocalCheckpoint } from "../backends/local/weights.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
-import { addFlags, SERVE_FLAGS } from "./flags.js";
+import { SERVE_FLAGS } from "./flag-tables.js";
+import { addFlags } from "./flags.js";
 import { createLog } from "./log.js";
 
 export interface ModelServeOptions {

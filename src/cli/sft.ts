@@ -12,11 +12,12 @@ import {
 } from "../config/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { loadSftFile, runSft, type SftRenderer, type SftStepMetrics } from "../trainer/sft.js";
-import { addFlags, type FlagValues, flagLayer, SFT_FLAGS } from "./flags.js";
+import { SFT_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues, flagLayer } from "./flags.js";
 import { createLog } from "./log.js";
 import { runStamp } from "./run-dir.js";
 
-/** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flags.ts). */
+/** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flag-tables.ts). */
 export type SftFlags = FlagValues<typeof SFT_FLAGS>;
 
 /** The config layer of `rllm sft`'s flags. */

@@ -24,11 +24,12 @@ import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
-import { addFlags, type FlagValues, flagLayer, TRAIN_FLAGS } from "./flags.js";
+import { TRAIN_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues, flagLayer } from "./flags.js";
 import { createLog } from "./log.js";
 import { defaultRunDir } from "./run-dir.js";
 
-/** The parsed flags of `rllm train` (its table: TRAIN_FLAGS in flags.ts). */
+/** The parsed flags of `rllm train` (its table: TRAIN_FLAGS in flag-tables.ts). */
 export type TrainFlags = FlagValues<typeof TRAIN_FLAGS>;
 
 /** The config layer of `rllm train`'s flags. */

@@ -19,12 +19,12 @@ import {
   anthropicErrorBody,
   anthropicRequestToChat,
   chatToAnthropicResponse,
-} from "./adapters/anthropic.js";
+} from "./adapters/anthropic/index.js";
 import {
   chatToResponsesResponse,
   ResponsesStreamTranslator,
   responsesRequestToChat,
-} from "./adapters/responses.js";
+} from "./adapters/responses/index.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
 import { formatSse, type SseEvent, sendJson, startSse } from "./http.js";
 import type { Session } from "./sessions.js";

@@ -23,7 +23,7 @@ import {
   anthropicRequestToChat,
   chatToAnthropicResponse,
   chatUsageToAnthropic,
-} from "./anthropic.js";
+} from "./anthropic/index.js";
 import type { SseEvent } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import {
   type ResponsesResponse,
   ResponsesStreamTranslator,
   responsesRequestToChat,
-} from "./responses.js";
+} from "./responses/index.js";
 import type { SseEvent } from "./sse.js";
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,465 @@
+/**
+ * The six commands' flag tables (train, eval, sft, gateway, model serve, model setup): a row per
+ * flag with the config key it sets, the parser of its value and its help. The machinery that
+ * turns a table into commander options and a config layer, and the rules a row follows, are
+ * flags.ts's.
+ *
+ * README.md lists each command's flags; flags.test.ts fails when a list and its table disagree.
+ */
+import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
+import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
+import { SFT_DEFAULT_LR } from "../trainer/sft.js";
+import { RL_DEFAULT_LR } from "../trainer/trainer.js";
+import {
+  defaultAt,
+  defaultGatewayStore,
+  type FlagRow,
+  int,
+  intIn,
+  num,
+  parseSamplingParams,
+  parseUpstream,
+  port,
+  UPSTREAM_KIND,
+} from "./flags.js";
+
+const CONFIG = { flag: "--config <file>", help: "YAML or JSON config file" } as const;
+
+/** train's loss flags build one algorithm.loss; alone, a clip or KL flag tunes the default (ppo). */
+const lossKnob =
+  (key: "clipLow" | "clipHigh" | "kl") =>
+  (v: number, f: Readonly<Record<string, unknown>>): ConfigLayer => ({
+    algorithm: {
+      loss: {
+        // a config file may name the kind; else the flag tunes the default loss
+        kind: f.loss ?? (f.config ? undefined : defaultAt("algorithm.loss.kind")),
+        [key]: key === "kl" ? { coef: v } : v,
+      },
+    },
+  });
+
+export const TRAIN_FLAGS = [
+  { flag: "--backend <name>", path: "backend.name", help: "training backend" },
+  {
+    flag: "--checkpoint <dir>",
+    path: "backend.checkpoint",
+    help: "start from this checkpoint (default: the recipe's base model)",
+  },
+  {
+    flag: "--agent <file[#export]>",
+    path: "trainer.agent",
+    help: "a module exporting a rollout (default: the benchmark's)",
+  },
+  {
+    flag: "--evaluator <file[#export]>",
+    path: "trainer.evaluator",
+    help: "a module exporting an evaluator",
+  },
+  {
+    flag: "--group-size <n>",
+    path: "trainer.groupSize",
+    parse: int,
+    help: "attempts per task (GRPO group)",
+  },
+  { flag: "--batch-size <n>", path: "trainer.batchSize", parse: int, help: "tasks per step" },
+  {
+    flag: "--lr <x>",
+    path: "optim.lr",
+    parse: num,
+    default: RL_DEFAULT_LR,
+    help: "peak learning rate",
+  },
+  {
+    flag: "--epochs <n>",
+    path: "trainer.epochs",
+    parse: int,
+    help: "passes over the training tasks",
+  },
+  { flag: "--max-steps <n>", path: "trainer.maxSteps", parse: int, help: "stop after n steps" },
+  {
+    flag: "--max-seconds <s>",
+    path: "trainer.maxSeconds",
+    parse: num,
+    help: "stop after s seconds of training",
+  },
+  {
+    flag: "--val-freq <n>",
+    path: "trainer.valFreq",
+    parse: int,
+    help: "validate every n steps (0: before and after only)",
+  },
+  {
+    flag: "--save-freq <n>",
+    path: "trainer.saveFreq",
+    parse: int,
+    help: "checkpoint every n steps (0: at the end only)",
+  },
+  {
+    flag: "--val-examples <n>",
+    path: "trainer.maxValExamples",
+    parse: int,
+    help: "validation tasks",
+  },
+  {
+    flag: "--val-attempts <k>",
+    path: "trainer.valAttempts",
+    parse: int,
+    help: "attempts per validation task: pass@1..k",
+  },
+  { flag: "--loss <kind>", path: "algorithm.loss.kind", help: "the policy loss" },
+  {
+    flag: "--adv-estimator <name>",
+    path: "algorithm.estimator",
+    help: "advantage estimator: grpo, rloo, reinforce, ...",
+  },
+  {
+    flag: "--kl-coef <x>",
+    parse: num,
+    to: lossKnob("kl"),
+    help: "KL penalty to the starting model",
+  },
+  { flag: "--clip-low <x>", parse: num, to: lossKnob("clipLow"), help: "PPO/CISPO lower clip ε" },
+  {
+    flag: "--clip-high <x>",
+    parse: num,
+    to: lossKnob("clipHigh"),
+    help: "PPO/CISPO upper clip ε (clip-higher)",
+  },
+  {
+    flag: "--async",
+    path: "trainer.async",
+    help: "generate ahead of training (bounded staleness, truncated IS)",
+  },
+  {
+    flag: "--staleness <n>",
+    path: "trainer.staleness",
+    parse: int,
+    help: "most weight versions a sample may lag (async)",
+  },
+  {
+    flag: "--skip-settled <p>",
+    path: "trainer.skipSettled",
+    parse: num,
+    help: "skip a task whose last group scored all alike with probability p (0–1) when it comes round again",
+  },
+  {
+    flag: "--seed <n>",
+    path: "trainer.seed",
+    parse: int,
+    help: "seed of the task order and the sampling",
+  },
+  {
+    flag: "--data-dir <dir>",
+    path: "trainer.dataDir",
+    help: "read DIR/<benchmark>/<split>.jsonl instead of generating/the Hub",
+  },
+  {
+    flag: "--output <dir>",
+    path: "trainer.output",
+    help: "run directory (default: runs/train/<benchmark>-<time>)",
+  },
+  {
+    flag: "--resume",
+    path: "trainer.resume",
+    help: "continue the run in --output from its latest checkpoint",
+  },
+  CONFIG,
+] as const satisfies readonly FlagRow[];
+
+export const EVAL_FLAGS = [
+  {
+    flag: "--base-url <url>",
+    path: "model.baseUrl",
+    help: "OpenAI-compatible base URL of the model (else the stored provider)",
+  },
+  { flag: "--model <name>", path: "model.name", help: "model name" },
+  { flag: "--api-key <key>", path: "model.apiKey", help: "API key for the model server" },
+  {
+    flag: "--upstream-kind <kind>",
+    path: "model.kind",
+    // the kind of a model given without one is the stored provider's default
+    default: ProviderSchema.shape.kind.parse(undefined),
+    help: "vllm or sglang (token ids), openai (any hosted API)",
+  },
+  {
+    flag: "--tokenizer <dir>",
+    path: "gateway.tokenizer",
+    help: "model dir for token-in/token-out (needed for sglang)",
+  },
+  {
+    flag: "--gateway <url>",
+    path: "engine.gateway",
+    help: "use a running gateway instead of starting one in process",
+  },
+  {
+    flag: "--gateway-admin-key <key>",
+    path: "engine.gatewayAdminKey",
+    help: "admin key of that gateway",
+  },
+  {
+    flag: "--agent <file[#export]>",
+    path: "eval.agent",
+    help: "a module exporting a rollout (default: the benchmark's agent)",
+  },
+  {
+    flag: "--agent-cmd <command>",
+    path: "eval.agentCmd",
+    help: "run this command per rollout, with OPENAI_BASE_URL etc. set",
+  },
+  {
+    flag: "--evaluator <file[#export]>",
+    path: "eval.evaluator",
+    help: "a module exporting an evaluator (default: the benchmark's grader)",
+  },
+  {
+    flag: "--split <name>",
+    path: "eval.split",
+    help: "dataset split (default: the benchmark's)",
+  },
+  {
+    flag: "--max-examples <n>",
+    path: "eval.maxExamples",
+    parse: int,
+    help: "evaluate at most n tasks",
+  },
+  {
+    flag: "--task-indices <spec>",
+    path: "eval.taskIndices",
+    help: "only these rows, e.g. 0,3,7-9",
+  },
+  {
+    flag: "--concurrency <n>",
+    path: "engine.concurrency",
+    parse: int,
+    default: DEFAULT_CONCURRENCY,
+    help: "rollouts at once",
+  },
+  {
+    flag: "--attempts <k>",
+    path: "eval.attempts",
+    parse: int,
+    help: "attempts per task; reports pass@1..k",
+  },
+  {
+    flag: "--timeout <seconds>",
+    path: "engine.timeoutSeconds",
+    parse: num,
+    help: "per-rollout limit",
+  },
+  {
+    flag: "--retries <n>",
+    path: "engine.infraRetries",
+    parse: int,
+    help: "retries of infrastructure failures",
+  },
+  // before --temperature, --top-p and --max-tokens: those win over the same key here
+  {
+    flag: "--sampling-params <k=v,...>",
+    to: (v: string) => ({ eval: { samplingParams: parseSamplingParams(v) } }),
+    help: "more sampling parameters, e.g. top_k=20,stop=END",
+  },
+  {
+    flag: "--temperature <t>",
+    path: "eval.samplingParams.temperature",
+    parse: num,
+    help: "sampling temperature",
+  },
+  { flag: "--top-p <p>", path: "eval.samplingParams.top_p", parse: num, help: "nucleus sampling" },
+  {
+    flag: "--max-tokens <n>",
+    path: "eval.samplingParams.max_tokens",
+    parse: int,
+    help: "completion token limit per call",
+  },
+  {
+    flag: "--seed <n>",
+    path: "eval.seed",
+    parse: int,
+    help: "seed each (task, attempt)'s sampling apart: a rerun repeats its answers (excludes --sampling-params seed=)",
+  },
+  {
+    flag: "--data-dir <dir>",
+    path: "eval.dataDir",
+    help: "read DIR/<benchmark>/<split>.jsonl[.gz]|.parquet instead of the Hub",
+  },
+  {
+    flag: "--output <dir>",
+    path: "eval.output",
+    help: "where results.json and episodes/ go (default: runs/eval/<benchmark>-<time>)",
+  },
+  {
+    flag: "--backend <name>",
+    path: "eval.backend",
+    help: "local: serve a local-backend checkpoint in process (no model server)",
+  },
+  {
+    flag: "--checkpoint <dir>",
+    path: "eval.checkpoint",
+    help: "the checkpoint --backend local serves",
+  },
+  CONFIG,
+] as const satisfies readonly FlagRow[];
+
+export const SFT_FLAGS = [
+  { flag: "--backend <name>", path: "backend.name", help: "training backend" },
+  {
+    flag: "--train-file <file>",
+    path: "sft.trainFile",
+    help: "JSONL, one {messages: [...], tools?: [...]} per line",
+  },
+  { flag: "--val-file <file>", path: "sft.valFile", help: "JSONL rows for a validation loss" },
+  {
+    flag: "--checkpoint <dir>",
+    path: "backend.checkpoint",
+    help: "start from this checkpoint (default: a fresh model)",
+  },
+  {
+    flag: "--output <dir>",
+    path: "sft.output",
+    help: "metrics.jsonl, checkpoints/ and the final model/ (default: runs/sft-<time>)",
+  },
+  { flag: "--epochs <n>", path: "sft.epochs", parse: int, help: "passes over the data" },
+  {
+    flag: "--batch-size <n>",
+    path: "sft.batchSize",
+    parse: int,
+    help: "rows per optimizer step",
+  },
+  { flag: "--max-steps <n>", path: "sft.maxSteps", parse: int, help: "stop after n steps" },
+  {
+    flag: "--lr <x>",
+    path: "optim.lr",
+    parse: num,
+    default: SFT_DEFAULT_LR,
+    help: "peak learning rate",
+  },
+  {
+    flag: "--warmup-steps <n>",
+    path: "optim.warmupSteps",
+    parse: int,
+    help: "linear warmup steps",
+  },
+  { flag: "--schedule <s>", path: "optim.schedule", help: "learning-rate schedule" },
+  { flag: "--save-freq <n>", path: "sft.saveFreq", parse: int, help: "checkpoint every n steps" },
+  {
+    flag: "--val-freq <n>",
+    path: "sft.valFreq",
+    parse: int,
+    help: "validation loss every n steps",
+  },
+  { flag: "--seed <n>", path: "sft.seed", parse: int, help: "shuffle seed" },
+  { flag: "--overlong <mode>", path: "sft.overlong", help: "rows longer than the context" },
+  CONFIG,
+] as const satisfies readonly FlagRow[];
+
+export const GATEWAY_FLAGS = [
+  { flag: "--port <port>", path: "gateway.port", parse: port, help: "port to listen on" },
+  { flag: "--host <host>", path: "gateway.host", help: "address to bind" },
+  {
+    flag: "--upstream <url>",
+    repeat: true,
+    to: (specs: string[], f) => ({
+      gateway: {
+        upstreams: specs.map((s) => parseUpstream(s, f.upstreamApiKey as string | undefined)),
+      },
+    }),
+    help: `model server URL; repeat for several. Prefix the kind as vllm=URL, sglang=URL or openai=URL (default: ${UPSTREAM_KIND})`,
+  },
+  {
+    flag: "--upstream-api-key <key>",
+    to: (_key: string, f) => {
+      if (!f.upstream)
+        throw new ConfigError(
+          "--upstream-api-key is sent to the --upstream URLs and there is none; for upstreams of a config file set gateway.upstreams[].apiKey there",
+        );
+      return {}; // --upstream takes it
+    },
+    help: "API key sent to the --upstream URLs (hosted APIs)",
+  },
+  { flag: "--model <name>", path: "gateway.model", help: "pin the model name sent upstream" },
+  {
+    flag: "--admin-key <key>",
+    path: "gateway.adminKey",
+    help: "require this key (Bearer) on admin routes",
+  },
+  {
+    flag: "--tokenizer <dir>",
+    path: "gateway.tokenizer",
+    help: "model dir with tokenizer.json + tokenizer_config.json (token-in/token-out; needed for sglang)",
+  },
+  {
+    flag: "--db <path>",
+    path: "store.path",
+    default: defaultGatewayStore({ RLLM_HOME: "$RLLM_HOME" }),
+    help: "SQLite file for sessions and traces",
+  },
+  {
+    flag: "--store <kind>",
+    choices: ["memory"],
+    to: (kind: string, f) => {
+      if (f.db) throw new ConfigError("--db and --store memory exclude each other; pass one");
+      return { store: { path: kind } };
+    },
+    help: "'memory' for a store that is gone on exit",
+  },
+  {
+    flag: "--durability <mode>",
+    path: "store.synchronous",
+    help: "'normal' survives kill -9; 'full' also an OS crash",
+  },
+  CONFIG,
+] as const satisfies readonly FlagRow[];
+
+/** `rllm model serve`: its flags are the local backend's sampler knobs (it reads no config file). */
+export const SERVE_FLAGS = [
+  {
+    flag: "--checkpoint <dir>",
+    help: "local-backend checkpoint directory (default: an untrained model)",
+  },
+  {
+    flag: "--port <port>",
+    parse: intIn(0, 65535),
+    required: true,
+    help: "port to listen on (0: any free port)",
+  },
+  { flag: "--host <host>", path: "backend.sampler.host", help: "address to bind" },
+  {
+    flag: "--workers <n>",
+    path: "backend.sampler.workers",
+    parse: intIn(1, 256),
+    help: "worker threads, one model replica each",
+  },
+  {
+    flag: "--seed <seed>",
+    path: "backend.seed",
+    parse: intIn(0, 2 ** 32 - 1),
+    help: "init seed of the untrained model (without --checkpoint)",
+  },
+  { flag: "--model <name>", path: "backend.sampler.modelName", help: "served model name" },
+] as const satisfies readonly FlagRow[];
+
+/** `rllm model setup`: the stored provider's fields (not config keys). */
+export const SETUP_FLAGS = [
+  {
+    flag: "--base-url <url>",
+    help: "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1",
+  },
+  { flag: "--api-key <key>", help: "API key (omit for local servers)" },
+  { flag: "--model <name>", help: "model name" },
+  {
+    flag: "--kind <kind>",
+    choices: ProviderSchema.shape.kind.unwrap().options,
+    default: ProviderSchema.shape.kind.parse(undefined),
+    help: "vllm/sglang give token ids; openai is any hosted API",
+  },
+] as const satisfies readonly FlagRow[];
+
+/** Every command's table, by the words that run it. */
+export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
+  train: TRAIN_FLAGS,
+  eval: EVAL_FLAGS,
+  sft: SFT_FLAGS,
+  gateway: GATEWAY_FLAGS,
+  "model serve": SERVE_FLAGS,
+  "model setup": SETUP_FLAGS,
+};
