@@ -42,7 +42,7 @@ import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
 /** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flags.ts). */
-export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
+type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
 export function evalCommand(): Command {
   const cmd = new Command("eval")

@@ -12,7 +12,7 @@ import {
 import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm gateway` (its table: GATEWAY_FLAGS in flags.ts). */
-export type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
+type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
 
 export function gatewayCommand(): Command {
   const cmd = new Command("gateway").description(

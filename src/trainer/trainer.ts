@@ -61,7 +61,7 @@ export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "opt
  * c set, ⌊c / groupSize⌋ whole groups (one group of c when c < groupSize), so never more than c
  * rollouts; unset, at least a batch (see AgentTrainerConfig).
  */
-export function groupConcurrency(
+function groupConcurrency(
   concurrency: number | undefined,
   groupSize: number,
   batchSize: number,
