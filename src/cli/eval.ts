@@ -9,6 +9,7 @@ import {
   defaultEvaluator,
   defaultRollout,
   getBenchmark,
+  listBenchmarks,
   loadBenchmark,
   parseTaskIndices,
 } from "../benchmarks/index.js";
@@ -45,12 +46,10 @@ import { defaultRunDir, runStamp } from "./run-dir.js";
 type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
 export function evalCommand(): Command {
+  const benchmarks = listBenchmarks().map((e) => e.name);
   const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
-    .argument(
-      "<benchmark>",
-      "a catalog benchmark (gsm8k, math500, aime_2024, aime_2025, hotpotqa, countdown)",
-    );
+    .argument("<benchmark>", `a catalog benchmark (${benchmarks.join(", ")})`);
   return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
     const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
     const code = await runEvalCommand(benchmark, config, flags);
