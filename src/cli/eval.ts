@@ -52,7 +52,7 @@ export function evalCommand(): Command {
     .argument("<benchmark>", `a catalog benchmark (${benchmarks.join(", ")})`);
   return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
     const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
-    const code = await runEvalCommand(benchmark, config, flags);
+    const code = await runEvalCommand(benchmark, config);
     process.exitCode = code;
   });
 }
@@ -116,14 +116,10 @@ async function serveCheckpoint(
 }
 
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
-export async function runEvalCommand(
-  benchmarkName: string,
-  config: RllmConfig,
-  flags: { agentCmd?: string } = {},
-): Promise<number> {
+export async function runEvalCommand(benchmarkName: string, config: RllmConfig): Promise<number> {
   const entry = getBenchmark(benchmarkName);
   const ev = config.eval;
-  const agentCmd = ev.agentCmd ?? flags.agentCmd;
+  const agentCmd = ev.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
