@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export interface HttpErrorDetails {
+interface HttpErrorDetails {
   /** OpenAI's error type (default: from the status, e.g. 400 → "invalid_request_error"). */
   type?: string;
   code?: string | null;
@@ -55,7 +55,7 @@ function defaultType(status: number): string {
   return "server_error";
 }
 
-export interface OpenAIErrorBody {
+interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | number | null };
 }
 
@@ -77,7 +77,7 @@ export function openAIErrorBody(
   return { error: { message: e.message, type, param: e.param, code: e.status } };
 }
 
-export interface BodyLimit {
+interface BodyLimit {
   /** Most bytes accepted. */
   limit: number;
   /** The 413 to answer past it (each server names its own knob). */

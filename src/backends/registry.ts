@@ -18,7 +18,6 @@ export const BACKENDS = [localBackend] as const;
 
 /** The `backend` section: one strict schema per backend, told apart by `name`. */
 export const BackendConfigSchema = backendConfigSchema(BACKENDS);
-export type BackendConfig = z.output<typeof BackendConfigSchema>;
 
 /** The registered backends' names, the default first. */
 export function backendNames(): [string, ...string[]] {

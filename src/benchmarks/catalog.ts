@@ -10,6 +10,7 @@
  *   `data.supportingFacts` ({title, sentence}[]), `data.type`, `data.level`.
  * - countdown: `data.numbers`, `data.target`, `data.solution`.
  */
+import type { GraderName } from "../rewards/index.js";
 import type { ChatMessage, Task } from "../types/index.js";
 import {
   COUNTDOWN_OPS,
@@ -30,9 +31,6 @@ import {
   requireString,
   requireValue,
 } from "./fields.js";
-
-/** Grader names known to `rewards/`. A benchmark names one; the evaluator looks it up. */
-export const GRADER_NAMES = ["math", "qa_f1", "qa_em", "countdown", "multiple_choice"] as const;
 
 export interface BenchmarkSource {
   /** Hugging Face Hub dataset id. Absent for generated benchmarks. */
@@ -68,8 +66,8 @@ export interface BenchmarkEntry {
    * BenchmarkRowError naming the benchmark, the row index and the field.
    */
   toTask(row: Record<string, unknown>, index: number, split: string): Task;
-  /** A grader name from GRADER_NAMES ("math", "qa_f1", ...). */
-  grader: string;
+  /** The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks it up. */
+  grader: GraderName;
   systemPrompt: string;
   userPrompt(task: Task): string;
   defaultAgent: "single-turn";

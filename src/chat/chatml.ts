@@ -77,7 +77,7 @@ export interface RenderOptions {
   tools?: Tool[];
 }
 
-export interface ParsedAssistant {
+interface ParsedAssistant {
   content: string | null;
   reasoning_content: string | null;
   tool_calls: ToolCall[];
@@ -133,7 +133,7 @@ export function assistantBody(turn: AssistantTurn): ChatMLPiece[] {
 }
 
 /** Qwen2.5/Qwen3's tools block, so a model trained here sees the prompts the wider world uses. */
-export function toolsPreamble(tools: readonly Tool[]): string {
+function toolsPreamble(tools: readonly Tool[]): string {
   return (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n" +
     "You are provided with function signatures within <tools></tools> XML tags:\n<tools>" +

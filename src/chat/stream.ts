@@ -13,7 +13,7 @@ import {
   THINK_CLOSE as THINK_END,
 } from "./chatml.js";
 
-export interface AssistantSoFar {
+interface AssistantSoFar {
   reasoning: string;
   content: string;
   calls: ToolCall[];

@@ -9,6 +9,7 @@ import {
   defaultEvaluator,
   defaultRollout,
   getBenchmark,
+  listBenchmarks,
   loadBenchmark,
   parseTaskIndices,
 } from "../benchmarks/index.js";
@@ -43,18 +44,16 @@ import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
 /** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flag-tables.ts). */
-export type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
+type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
 export function evalCommand(): Command {
+  const benchmarks = listBenchmarks().map((e) => e.name);
   const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
-    .argument(
-      "<benchmark>",
-      "a catalog benchmark (gsm8k, math500, aime_2024, aime_2025, hotpotqa, countdown)",
-    );
+    .argument("<benchmark>", `a catalog benchmark (${benchmarks.join(", ")})`);
   return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
     const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
-    const code = await runEvalCommand(benchmark, config, flags);
+    const code = await runEvalCommand(benchmark, config);
     process.exitCode = code;
   });
 }
@@ -118,14 +117,10 @@ async function serveCheckpoint(
 }
 
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
-export async function runEvalCommand(
-  benchmarkName: string,
-  config: RllmConfig,
-  flags: { agentCmd?: string } = {},
-): Promise<number> {
+export async function runEvalCommand(benchmarkName: string, config: RllmConfig): Promise<number> {
   const entry = getBenchmark(benchmarkName);
   const ev = config.eval;
-  const agentCmd = ev.agentCmd ?? flags.agentCmd;
+  const agentCmd = ev.agentCmd;
   if (ev.agent && agentCmd)
     throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
   const inProcess = inProcessGatewayConfig(config, "rllm eval");

@@ -7,7 +7,7 @@ import { addFlags, defaultGatewayStore, type FlagValues, flagLayer } from "./fla
 import { createLog } from "./log.js";
 
 /** The parsed flags of `rllm gateway` (its table: GATEWAY_FLAGS in flag-tables.ts). */
-export type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
+type GatewayFlags = FlagValues<typeof GATEWAY_FLAGS>;
 
 export function gatewayCommand(): Command {
   const cmd = new Command("gateway").description(

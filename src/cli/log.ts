@@ -5,9 +5,9 @@
  */
 import { LOG_LEVELS, type LogLevel, logLevel } from "../config/index.js";
 
-export type LogLine = (line: string) => void;
+type LogLine = (line: string) => void;
 
-export interface Log {
+interface Log {
   debug: LogLine;
   info: LogLine;
   warn: LogLine;

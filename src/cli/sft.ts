@@ -18,7 +18,7 @@ import { createLog } from "./log.js";
 import { runStamp } from "./run-dir.js";
 
 /** The parsed flags of `rllm sft` (its table: SFT_FLAGS in flag-tables.ts). */
-export type SftFlags = FlagValues<typeof SFT_FLAGS>;
+type SftFlags = FlagValues<typeof SFT_FLAGS>;
 
 /** The config layer of `rllm sft`'s flags. */
 export function sftFlagsToConfig(f: SftFlags): ConfigLayer {

@@ -21,7 +21,7 @@ import { inProcessGatewayConfig } from "../engine/gateway.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
-import { readLatest } from "../trainer/state.js";
+import { readLatest, STEP_BACKEND_DIR } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
@@ -146,7 +146,7 @@ export async function runTrainCommand(
   const latest = tc.resume ? readLatest(output) : undefined;
   const given = config.backend.checkpoint;
   const checkpoint = latest
-    ? join(latest.dir, "backend")
+    ? join(latest.dir, STEP_BACKEND_DIR)
     : given
       ? resolveCheckpoint(given)
       : await recipe?.baseCheckpoint({ log: io.log, home: io.home });
@@ -192,7 +192,7 @@ export async function runTrainCommand(
     );
     if (r.lastCheckpoint)
       io.log(
-        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${join(r.lastCheckpoint, "backend")}`,
+        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${join(r.lastCheckpoint, STEP_BACKEND_DIR)}`,
       );
     return r;
   } finally {

@@ -2,9 +2,9 @@
 import { countdownRecipe } from "./countdown.js";
 import type { Recipe, RecipeRun } from "./recipe.js";
 
-export type { Recipe, RecipeRun } from "./recipe.js";
+export type { Recipe } from "./recipe.js";
 
-export const RECIPES: readonly Recipe[] = [countdownRecipe];
+const RECIPES: readonly Recipe[] = [countdownRecipe];
 
 /** The recipe of `run`, or undefined: the benchmark's own dataset, agent and grader. */
 export function recipeFor(run: RecipeRun): Recipe | undefined {

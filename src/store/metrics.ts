@@ -11,7 +11,7 @@
  *
  * Two sinks live here, the two a run writes by default: the run directory's metrics.jsonl and
  * the run's SQLite store (what the dashboard reads). A logger to W&B or TensorBoard is a third
- * implementation of the same four lines.
+ * implementation of the same three methods.
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Store } from "./sqlite.js";

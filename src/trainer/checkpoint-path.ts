@@ -12,12 +12,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CheckpointError, MANIFEST_FILE } from "../backends/checkpoint/checkpoint.js";
-import { checkpointsDir, readLatest } from "./state.js";
-
-/** The sub-directory of a training step that holds the backend's checkpoint (writeCheckpoint). */
-const STEP_BACKEND_DIR = "backend";
-/** Where `rllm sft` saves its final model in its run directory. */
-const SFT_MODEL_DIR = "model";
+import { SFT_MODEL_DIR } from "./sft.js";
+import { checkpointsDir, readLatest, STEP_BACKEND_DIR } from "./state.js";
 
 /** The backend checkpoint directory that `path` names (see the forms above). */
 export function resolveCheckpoint(path: string): string {

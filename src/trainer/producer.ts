@@ -97,7 +97,7 @@ export class SettledTasks {
   }
 }
 
-export interface GroupProducerOptions {
+interface GroupProducerOptions {
   loader: TaskLoader;
   batchSize: number;
   staleness: number;

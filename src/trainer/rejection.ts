@@ -14,7 +14,7 @@ import { RejectionSampler } from "../algorithms/filters.js";
 import type { RllmConfig } from "../config/index.js";
 import type { Group } from "./producer.js";
 
-export interface RejectionResult {
+interface RejectionResult {
   trained: Group[];
   rejected: Group[];
   metrics: Record<string, number>;

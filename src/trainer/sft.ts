@@ -120,6 +120,9 @@ const CROSS_ENTROPY = LossSpecSchema.parse({ kind: "cross_entropy" });
 /** The learning rate of rllm sft when none is configured. */
 export const SFT_DEFAULT_LR = 1e-3;
 
+/** Where runSft saves its final model in its output directory. */
+export const SFT_MODEL_DIR = "model";
+
 export interface SftStepMetrics {
   step: number;
   epoch: number;
@@ -255,7 +258,7 @@ export async function runSft(o: SftOptions): Promise<SftResult> {
   }
   let model: string | undefined;
   if (o.output && step > 0) {
-    model = join(o.output, "model");
+    model = join(o.output, SFT_MODEL_DIR);
     await o.backend.save(model);
   }
   return { steps: step, firstLoss, lastLoss, valLoss, model, cancelled };

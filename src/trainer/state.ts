@@ -34,6 +34,9 @@ export interface Latest {
   dir: string;
 }
 
+/** The sub-directory of a training step (checkpoints/step-N) that holds the backend's checkpoint. */
+export const STEP_BACKEND_DIR = "backend";
+
 export function checkpointsDir(output: string): string {
   return join(output, "checkpoints");
 }
@@ -49,7 +52,7 @@ export async function writeCheckpoint(
   const final = join(root, name);
   const tmp = join(root, `.${name}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
-  await saveBackend(join(tmp, "backend"));
+  await saveBackend(join(tmp, STEP_BACKEND_DIR));
   writeJsonAtomic(join(tmp, "trainer.json"), state);
   rmSync(final, { recursive: true, force: true });
   renameSync(tmp, final);

@@ -41,7 +41,7 @@ import { formatStepHeader, formatStepLine, formatValidation, startProgressBar } 
 import { type Group, GroupProducer, rolloutFailure, SettledTasks } from "./producer.js";
 import { rejectionSample } from "./rejection.js";
 import { RunDir } from "./run-dir.js";
-import { TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
+import { STEP_BACKEND_DIR, TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
 import { Validation } from "./validation.js";
 
 export type StepMetrics = Record<string, number>;
@@ -61,7 +61,7 @@ export type AgentTrainerConfig = Pick<RllmConfig, "trainer" | "algorithm" | "opt
  * c set, ⌊c / groupSize⌋ whole groups (one group of c when c < groupSize), so never more than c
  * rollouts; unset, at least a batch (see AgentTrainerConfig).
  */
-export function groupConcurrency(
+function groupConcurrency(
   concurrency: number | undefined,
   groupSize: number,
   batchSize: number,
@@ -478,7 +478,7 @@ export class AgentTrainer {
       run.truncateConsumed(0);
       return fresh;
     }
-    await this.o.backend.load(join(latest.dir, "backend"));
+    await this.o.backend.load(join(latest.dir, STEP_BACKEND_DIR));
     const { state } = latest;
     run.truncateConsumed(state.step);
     this.log(

@@ -13,7 +13,7 @@ import type { Episode, SamplingParams, Task } from "../types/index.js";
 import { rolloutFailure } from "./producer.js";
 import type { RunDir } from "./run-dir.js";
 
-export interface ValidationOptions {
+interface ValidationOptions {
   tasks: Task[];
   attempts: number;
   gateway: GatewayHandle;

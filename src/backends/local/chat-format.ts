@@ -36,7 +36,7 @@ import {
   TOOL_CALL_START_ID,
 } from "./tokenizer.js";
 
-export { type ParsedAssistant, parseAssistant, type RenderOptions } from "../../chat/chatml.js";
+export { parseAssistant } from "../../chat/chatml.js";
 
 export interface SftRow {
   ids: number[];

@@ -45,7 +45,7 @@ export const GptConfigSchema = z
       });
   });
 
-export const LocalSamplerConfigSchema = z.strictObject({
+const LocalSamplerConfigSchema = z.strictObject({
   /** Worker threads that generate (each holds a copy of the served weights). */
   workers: z.number().int().min(1).max(64).default(1),
   /** Most sequences generated together in one batch per worker. */

@@ -25,7 +25,7 @@ import { gemmWorkspaceBytes } from "./kernels/gemm-wasm.js";
 import type { PhaseTimer } from "./profile.js";
 
 /** What the decoder uses of its model (the Gpt hands it these at construction). */
-export interface DecodeHost {
+interface DecodeHost {
   readonly config: GptConfig;
   readonly mem: ModelHeap;
   readonly weights: GptWeights;

@@ -13,7 +13,7 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
  * against Math.tanh (measured), ~4× cheaper. Trainer and sampler both compute GELU through it.
  *   tanh(v) ≈ v·(135135 + v²(17325 + v²(378 + v²))) / (135135 + v²(62370 + v²(3150 + 28v²)))
  */
-export function tanhFast(v: number): number {
+function tanhFast(v: number): number {
   if (v > 2.5 || v < -2.5) {
     const e = Math.exp(-2 * Math.abs(v));
     return v > 0 ? (1 - e) / (1 + e) : (e - 1) / (1 + e);

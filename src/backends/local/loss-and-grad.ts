@@ -23,7 +23,7 @@ export interface LossDatum {
   refLogprobs?: readonly number[] | undefined;
 }
 
-export interface LossAndGradResult {
+interface LossAndGradResult {
   loss: number;
   metrics: Record<string, number>;
   /** log π_θ per row and token (position 0: 0), as computed for this step. */

@@ -49,7 +49,7 @@ import {
 import { gemmWorkspaceBytes } from "./kernels/gemm-wasm.js";
 import { type PhaseProfile, PhaseTimer } from "./profile.js";
 
-export type { GptConfig, GptWeights, LayerParams, Slice } from "./heap.js";
+export type { GptConfig } from "./heap.js";
 export type { PhaseProfile } from "./profile.js";
 
 export interface GptOptions {

@@ -20,7 +20,6 @@ import type {
   GenerateBatch,
   GenerateResult,
   GenerateStep,
-  SampledSequence,
   TopEntries,
 } from "../serving/generator.js";
 import { generate, logSumExp } from "./generate.js";
@@ -44,8 +43,7 @@ export interface ProgressMessage extends GenerateStep {
   batchId: number;
 }
 
-export type { SampledSequence, TopEntries };
-export type SamplerBatchResult = GenerateResult;
+type SamplerBatchResult = GenerateResult;
 
 /** The k most likely tokens of a logits row (ties: lower id first) with their logprobs. */
 function topOf(z: Float32Array, off: number, V: number, k: number): TopEntries {

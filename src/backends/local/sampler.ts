@@ -30,8 +30,6 @@ import type { ProgressMessage, SamplerBatch, SamplerWorkerData } from "./sampler
 import { byteTokenizer } from "./tokenizer.js";
 import { WorkerClient } from "./worker-rpc.js";
 
-export type { SamplerMetrics } from "../serving/scheduler.js";
-
 export interface LocalSamplerOptions {
   config: GptConfig;
   /** Flat parameters (the layout of `gptParamLayout(config)`); copied to every worker. */

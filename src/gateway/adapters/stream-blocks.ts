@@ -23,7 +23,7 @@ import type { ChatCompletionChunk, ChatCompletionChunkChoice, Usage } from "../.
 import { reasoningOf } from "./sse.js";
 
 /** One tool-call fragment of a chat chunk's delta. */
-export type ToolCallDelta = NonNullable<ChatCompletionChunkChoice["delta"]["tool_calls"]>[number];
+type ToolCallDelta = NonNullable<ChatCompletionChunkChoice["delta"]["tool_calls"]>[number];
 
 export type TextKind = "text" | "reasoning";
 

@@ -17,7 +17,7 @@ import type {
 export type Json = Record<string, unknown>;
 
 /** How a kind's responses differ where the endpoints are shared. */
-export interface Dialect {
+interface Dialect {
   /** vLLM: `return_token_ids` is honoured. */
   tokenIds: boolean;
   /** The field thinking text goes in. */

@@ -20,14 +20,14 @@ import {
 } from "./tokenizer.js";
 import type { FakeCompletion, FakeRequestInfo, FakeTokenizer, FakeUpstreamKind } from "./types.js";
 
-export type SpanKind = "markup" | "reasoning" | "content" | "toolName" | "toolArgs";
-export interface Span {
+type SpanKind = "markup" | "reasoning" | "content" | "toolName" | "toolArgs";
+interface Span {
   start: number;
   end: number;
   kind: SpanKind;
   tool: number;
 }
-export interface NormCall {
+interface NormCall {
   name: string;
   args: string;
   id: string;
