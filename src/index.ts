@@ -133,6 +133,14 @@ export {
   rollout,
   sessionEnv,
 } from "./sdk/index.js";
+// Where a run's metrics go: AgentTrainerOptions.metricsSinks adds sinks to the two defaults.
+export {
+  JsonlMetricsSink,
+  type Metrics,
+  type MetricsRun,
+  type MetricsSink,
+  StoreMetricsSink,
+} from "./store/metrics.js";
 // Supervised fine-tuning on any backend.
 export {
   type LoadSftOptions,
@@ -150,6 +158,7 @@ export {
 // RL training: `new AgentTrainer({...}).train()`.
 export {
   AgentTrainer,
+  type AgentTrainerConfig,
   type AgentTrainerOptions,
   type StepMetrics,
   type TrainResult,
