@@ -192,7 +192,7 @@ export async function runTrainCommand(
     );
     if (r.lastCheckpoint)
       io.log(
-        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${join(r.lastCheckpoint, STEP_BACKEND_DIR)}`,
+        `  evaluate it: rllm eval ${entry.name} --backend ${backend.name} --checkpoint ${r.lastCheckpoint}`,
       );
     return r;
   } finally {
