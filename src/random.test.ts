@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  epochOrderSeed,
+  miniBatchSeed,
   mixSeed,
   mulberry32,
   rolloutSeed,
   secureRandomBytes,
   seededPermutation,
+  sftEpochSeed,
   visitSeed,
 } from "./random.js";
 
@@ -84,4 +87,13 @@ test("visitSeed is the trainer's (seed · 1 000 003 + ordinal) mod 2³²", () =>
     [4294967295, 2, 4293967295],
   ];
   for (const [seed, ordinal, want] of cases) assert.equal(visitSeed(seed, ordinal), want);
+});
+
+test("the trainer's and rllm sft's order seeds keep the formulas they had inline", () => {
+  // (seed · 7919 + epoch · 104 729) mod 2³², (seed · 31 + step) mod 2³², seed · 1009 + epoch
+  assert.equal(epochOrderSeed(5, 2), 249053);
+  assert.equal(epochOrderSeed(123456789, 3), 2697050086);
+  assert.equal(miniBatchSeed(5, 7), 162);
+  assert.equal(miniBatchSeed(4e9, 7), 3740915719);
+  assert.equal(sftEpochSeed(5, 2), 5047);
 });

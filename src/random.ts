@@ -7,6 +7,9 @@
  *   visitSeed(seed, ordinal)            the seed of a task's ordinal-th visit in training
  *   mixSeed(seed, index)                the seed of sample `index` of a request or prompt seeded
  *                                       `seed` (the sampler's n samples, generate()'s prompts)
+ *   epochOrderSeed(seed, epoch)         the training tasks' order in an epoch (trainer/loader.ts)
+ *   miniBatchSeed(seed, step)           how a step's datums are split into mini-batches
+ *   sftEpochSeed(seed, epoch)           rllm sft's row order in an epoch
  */
 import { createHash, randomFillSync } from "node:crypto";
 
@@ -60,6 +63,21 @@ export function rolloutSeed(seed: number, taskId: string, attempt: number): numb
  */
 export function visitSeed(seed: number, ordinal: number): number {
   return (seed * 1_000_003 + ordinal) >>> 0;
+}
+
+/** The order of the training tasks in `epoch`: (seed · 7919 + epoch · 104 729) mod 2³². */
+export function epochOrderSeed(seed: number, epoch: number): number {
+  return (seed * 7919 + epoch * 104_729) >>> 0;
+}
+
+/** The split of step `step`'s datums into mini-batches: (seed · 31 + step) mod 2³². */
+export function miniBatchSeed(seed: number, step: number): number {
+  return (seed * 31 + step) >>> 0;
+}
+
+/** rllm sft's row order in `epoch`: seed · 1009 + epoch (mulberry32 takes it mod 2³²). */
+export function sftEpochSeed(seed: number, epoch: number): number {
+  return seed * 1009 + epoch;
 }
 
 /**

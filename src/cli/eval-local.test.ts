@@ -65,6 +65,7 @@ describe("rllm eval --backend local --checkpoint", () => {
       savedAt: new Date(0).toISOString(),
     };
     await writeCheckpoint(run, state, async (d) => cpSync(ckpt, d, { recursive: true }));
+    const served = join(run, "checkpoints", "step-3", "backend");
     for (const [name, checkpoint] of [
       ["step", join(run, "checkpoints", "step-3")],
       ["run", run],
@@ -75,7 +76,17 @@ describe("rllm eval --backend local --checkpoint", () => {
       assert.equal(await runEvalCommand("countdown", config), 0, name);
       const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
       assert.equal(r.total, 2, name);
+      assert.equal(r.config.checkpoint, served, name);
     }
+    // without --checkpoint, the backend section's checkpoint (a config file's, RLLM_BACKEND_CHECKPOINT)
+    const output = join(dir, "from-backend-section");
+    const config = loadConfig({
+      env: { RLLM_BACKEND_CHECKPOINT: run },
+      flags: evalFlagsToConfig({ backend: "local", maxExamples: 2, output }),
+    });
+    assert.equal(await runEvalCommand("countdown", config), 0);
+    const r = JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
+    assert.equal(r.config.checkpoint, served);
   });
 
   it("--seed: a rerun gives the same answer at every (task, attempt); unseeded runs do not", async () => {

@@ -84,13 +84,14 @@ function selectTasks(
 
 /**
  * Serves a checkpoint in process for `rllm eval --backend NAME` (or `--checkpoint` alone): the one
- * --checkpoint names, else the recipe's base model.
+ * --checkpoint (eval.checkpoint) names, else the backend section's `checkpoint`, else the recipe's
+ * base model. Returns it with the directory served.
  */
 async function serveCheckpoint(
   backend: string,
   config: RllmConfig,
   recipe: Recipe | undefined,
-): Promise<ServedCheckpoint> {
+): Promise<ServedCheckpoint & { dir: string }> {
   if (config.model.baseUrl || config.engine.gateway)
     throw new ConfigError(
       `--backend ${backend} serves a checkpoint itself; drop --base-url/--gateway (or drop --backend ${backend})`,
@@ -103,7 +104,7 @@ async function serveCheckpoint(
       `--backend ${backend}, but the config's backend section is ${config.backend.name}'s; make them agree`,
     );
   const log = createLog().info;
-  const given = config.eval.checkpoint;
+  const given = config.eval.checkpoint ?? config.backend.checkpoint;
   const dir = given ? resolveCheckpoint(given) : await recipe?.baseCheckpoint({ log });
   if (!dir)
     throw new ConfigError(
@@ -113,7 +114,7 @@ async function serveCheckpoint(
   log(
     `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${served.baseURL}`,
   );
-  return served;
+  return { ...served, dir: resolve(dir) };
 }
 
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */
@@ -138,7 +139,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
   let model = config.model.name ?? stored?.model;
   const apiKey = config.model.apiKey ?? stored?.apiKey;
   let kind = config.model.kind ?? stored?.kind ?? "openai";
-  let served: ServedCheckpoint | undefined;
+  let served: (ServedCheckpoint & { dir: string }) | undefined;
   if (serving) {
     served = await serveCheckpoint(serving, config, recipe);
     baseURL = served.baseURL;
@@ -246,6 +247,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
+      checkpoint: served?.dir ?? null,
     };
     log.info(
       `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,

@@ -141,6 +141,18 @@ describe("rllm train", () => {
       { checkpoint: dir, output: join(dir, "x") },
       /is not an rllm checkpoint, a training step or a run directory: looked for rllm\.json/,
     );
+    // the recipe's tasks come from the configured splits: one it does not have is refused
+    await assert.rejects(
+      runTrainCommand(
+        "countdown",
+        loadConfig({
+          env: {},
+          flags: { trainer: { valSplit: "validation", output: join(dir, "x") } },
+        }),
+        { log: () => {} },
+      ),
+      /countdown \(local recipe\) has splits train and test, not "validation"/,
+    );
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "train", "countdown", "--group-size", "x"]),
       /--group-size x: must be a non-negative integer/,

@@ -87,8 +87,8 @@ async function trainTasks(
 ): Promise<{ train: Task[]; val: Task[] }> {
   if (recipe)
     return {
-      train: recipe.tasks(recipe.splits.train, tc.maxTrainExamples),
-      val: recipe.tasks(recipe.splits.test, tc.maxValExamples),
+      train: recipe.tasks(tc.trainSplit ?? recipe.splits.train, tc.maxTrainExamples),
+      val: recipe.tasks(tc.valSplit ?? recipe.splits.test, tc.maxValExamples),
     };
   const trainSplit = tc.trainSplit ?? entry.source.defaultSplit;
   const valSplit = tc.valSplit ?? (entry.source.splits.includes("test") ? "test" : undefined);

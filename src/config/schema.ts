@@ -149,7 +149,7 @@ export const RllmConfigSchema = z.strictObject({
   engine: EngineConfigSchema.default(EngineConfigSchema.parse({})),
   eval: EvalConfigSchema.default(EvalConfigSchema.parse({})),
   algorithm: AlgorithmConfigSchema.default(AlgorithmConfigSchema.parse({})),
-  backend: BackendConfigSchema.default(BackendConfigSchema.parse({ name: "local" })),
+  backend: BackendConfigSchema.default(BackendConfigSchema.parse({})),
   optim: OptimConfigSchema.default(OptimConfigSchema.parse({})),
   sft: SftConfigSchema.default(SftConfigSchema.parse({})),
   trainer: TrainerConfigSchema.default(TrainerConfigSchema.parse({})),

@@ -14,7 +14,7 @@
  * trained before the checkpoint (in flight, or in a step the crash lost) are handed out again;
  * trained ones never are.
  */
-import { seededPermutation } from "../random.js";
+import { epochOrderSeed, seededPermutation } from "../random.js";
 import type { Task } from "../types/index.js";
 
 export interface LoaderState {
@@ -55,7 +55,7 @@ export class TaskLoader {
   private order(epoch: number): number[] {
     let o = this.orders.get(epoch);
     if (!o) {
-      o = seededPermutation(this.tasks.length, (this.seed * 7919 + epoch * 104_729) >>> 0);
+      o = seededPermutation(this.tasks.length, epochOrderSeed(this.seed, epoch));
       this.orders.set(epoch, o);
       if (this.orders.size > 4) this.orders.delete(Math.min(...this.orders.keys()));
     }

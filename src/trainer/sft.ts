@@ -13,7 +13,7 @@ import { LossSpecSchema } from "../algorithms/loss.js";
 import { learningRate } from "../algorithms/schedule.js";
 import type { TrainingBackend } from "../backends/spi.js";
 import type { OptimConfig } from "../config/backend.js";
-import { seededPermutation } from "../random.js";
+import { seededPermutation, sftEpochSeed } from "../random.js";
 import { type ChatMessage, ChatMessageSchema, type Tool, ToolSchema } from "../types/chat.js";
 import type { Datum } from "../types/index.js";
 
@@ -211,7 +211,7 @@ export async function runSft(o: SftOptions): Promise<SftResult> {
   let valLoss: number | undefined;
   let cancelled = false;
   outer: for (let epoch = 0; epoch < o.epochs; epoch++) {
-    const order = seededPermutation(o.train.length, o.seed * 1009 + epoch);
+    const order = seededPermutation(o.train.length, sftEpochSeed(o.seed, epoch));
     for (let b = 0; b < perEpoch; b++) {
       if (step >= total) break outer;
       if (o.signal?.aborted) {

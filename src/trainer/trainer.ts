@@ -31,7 +31,7 @@ import { checkLossSupported, type TrainingBackend } from "../backends/spi.js";
 import type { RllmConfig } from "../config/index.js";
 import { DEFAULT_CONCURRENCY, runRollouts } from "../engine/engine.js";
 import { InProcessGateway, type InProcessGatewaySettings } from "../engine/gateway.js";
-import { mulberry32, seededPermutation, visitSeed } from "../random.js";
+import { miniBatchSeed, mulberry32, seededPermutation, visitSeed } from "../random.js";
 import type { Evaluator, Rollout } from "../sdk/index.js";
 import { type MetricsSink, StoreMetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
@@ -542,7 +542,7 @@ export class AgentTrainer {
         : this.o.config.trainer.async
           ? "current"
           : undefined;
-    const order = seededPermutation(datums.length, (this.o.config.trainer.seed * 31 + step) >>> 0);
+    const order = seededPermutation(datums.length, miniBatchSeed(this.o.config.trainer.seed, step));
     let lossSum = 0;
     const sums: Record<string, number> = {};
     let tokens = 0;
