@@ -18,17 +18,11 @@
  * Clipping: with ‖g‖ = √(Σ g²) over all parameters and c = maxGradNorm,
  *   g ← g·min(1, c/(‖g‖ + 1e-6))
  */
+import type { OptimParams } from "../spi.js";
 import type { ParamInfo } from "./model.js";
 
-export interface AdamWParams {
-  lr: number;
-  beta1?: number;
-  beta2?: number;
-  eps?: number;
-  weightDecay?: number;
-  /** Clip the global gradient norm to this (0 or undefined: no clipping). */
-  maxGradNorm?: number;
-}
+/** The SPI's optimizer step parameters (lr, betas, eps, weight decay, gradient-norm clip). */
+export type AdamWParams = OptimParams;
 
 export interface AdamWState {
   step: number;
