@@ -83,13 +83,16 @@ export async function startStack(
   };
 }
 
-/** POST JSON with a bearer token; returns status, parsed body (or text) and headers. */
-export async function post(
+/**
+ * POST JSON with a bearer token; returns status, parsed body (or text) and headers. `B` types the
+ * parsed body for the caller (a test's assertions), unchecked.
+ */
+export async function post<B = unknown>(
   url: string,
   body: unknown,
   token?: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: unknown; text: string; headers: Headers }> {
+): Promise<{ status: number; body: B; text: string; headers: Headers }> {
   const res = await fetch(url, {
     method: "POST",
     headers: {
@@ -106,5 +109,5 @@ export async function post(
   } catch {
     // SSE or plain text
   }
-  return { status: res.status, body: parsed, text, headers: res.headers };
+  return { status: res.status, body: parsed as B, text, headers: res.headers };
 }

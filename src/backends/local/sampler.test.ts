@@ -10,6 +10,7 @@ import { partialAssistant } from "../../chat/stream.js";
 import { ChatStreamAccumulator } from "../../gateway/accumulate.js";
 import { Gateway } from "../../gateway/server.js";
 import { mulberry32 } from "../../random.js";
+import { post as postJson } from "../../testing/harness.js";
 import type { ChatCompletionChunk, ChatMessage, TraceRecord } from "../../types/index.js";
 import { parseAssistant, renderChat } from "./chat-format.js";
 import { Gpt, type GptConfig } from "./model.js";
@@ -61,18 +62,7 @@ function logprobDiff(model: Gpt, prompt: number[], ids: number[], lps: number[])
 // biome-ignore lint/suspicious/noExplicitAny: parsed test JSON
 type Json = Record<string, any>;
 
-async function post(
-  url: string,
-  body: unknown,
-): Promise<{ status: number; body: Json; headers: Headers }> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
-}
+const post = (url: string, body: unknown) => postJson<Json>(url, body);
 
 /** POSTs a streaming request; returns the events (parsed `data:` lines) before `[DONE]`. */
 async function stream(

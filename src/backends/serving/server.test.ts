@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { post as postJson } from "../../testing/harness.js";
 import { renderChat } from "../local/chat-format.js";
 import { byteTokenizer, IM_END_ID } from "../local/tokenizer.js";
 import type {
@@ -76,17 +77,7 @@ class EchoLane implements GeneratorLane {
 // biome-ignore lint/suspicious/noExplicitAny: parsed test JSON
 type Json = Record<string, any>;
 
-async function post(
-  url: string,
-  body: unknown,
-): Promise<{ status: number; body: Json; headers: Headers }> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
-}
+const post = (url: string, body: unknown) => postJson<Json>(url, body);
 
 /** The `data:` events of a streamed response, and whether it ended with `[DONE]`. */
 async function stream(
