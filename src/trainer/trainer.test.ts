@@ -8,12 +8,19 @@ import { LossSpecSchema } from "../algorithms/loss.js";
 import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { countdownPrompt, countdownRecipeTasks } from "../recipes/countdown.js";
-import { chatAgent, evaluator, finalResponse, rollout } from "../sdk/index.js";
+import {
+  chatAgent,
+  type Evaluator,
+  evaluator,
+  finalResponse,
+  type Rollout,
+  rollout,
+} from "../sdk/index.js";
 import type { MetricsSink } from "../store/metrics.js";
 import { Store } from "../store/sqlite.js";
-import type { Episode } from "../types/index.js";
+import type { Episode, Task } from "../types/index.js";
 import { readLatest } from "./state.js";
-import { AgentTrainer } from "./trainer.js";
+import { AgentTrainer, type AgentTrainerOptions } from "./trainer.js";
 
 const tiny = { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 64 };
 
@@ -53,6 +60,31 @@ function config(trainer: Record<string, unknown>) {
       algorithm: { loss: { kind: "ppo" }, dropZeroVarianceGroups: false },
     },
   });
+}
+
+/** Trains a fresh tiny model into `output` (the agent defaults to countdown's chat agent); closes it. */
+async function trainTiny(o: {
+  output: string;
+  seed: number;
+  trainDataset: Task[];
+  evaluator: Evaluator<Episode>;
+  config: AgentTrainerOptions["config"];
+  rollout?: Rollout;
+}): Promise<void> {
+  const backend = await tinyBackend(o.seed);
+  try {
+    await new AgentTrainer({
+      rollout: o.rollout ?? chatAgent({ name: "cd", userPrompt: countdownPrompt }),
+      evaluator: o.evaluator,
+      trainDataset: o.trainDataset,
+      backend,
+      config: o.config,
+      output: o.output,
+      log: () => {},
+    }).train();
+  } finally {
+    await backend.close();
+  }
 }
 
 describe("AgentTrainer", () => {
@@ -421,21 +453,15 @@ describe("AgentTrainer", () => {
         },
         { name: "counted" },
       );
-      const backend = await tinyBackend(1);
       const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0 });
-      try {
-        await new AgentTrainer({
-          rollout: counted,
-          evaluator: parity,
-          trainDataset: train,
-          backend,
-          config: { ...cfg, engine: { ...cfg.engine, concurrency } },
-          output: join(dir, name),
-          log: () => {},
-        }).train();
-      } finally {
-        await backend.close();
-      }
+      await trainTiny({
+        output: join(dir, name),
+        seed: 1,
+        rollout: counted,
+        evaluator: parity,
+        trainDataset: train,
+        config: { ...cfg, engine: { ...cfg.engine, concurrency } },
+      });
       const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
         tasks: unknown[];
       }[];
@@ -459,27 +485,20 @@ describe("AgentTrainer", () => {
         const reward = fixed.get(task.id) ?? n % 2;
         return { reward, isCorrect: reward === 1 };
       });
-      const backend = await tinyBackend(3);
       const cfg = config({ maxSteps: 2, saveFreq: 0, valFreq: 0, ...more });
-      try {
-        await new AgentTrainer({
-          rollout: chatAgent({ name: "cd", userPrompt: countdownPrompt }),
-          evaluator: mixed,
-          trainDataset: train,
-          backend,
-          config: {
-            ...cfg,
-            algorithm: {
-              ...cfg.algorithm,
-              rejectionSampling: { ...cfg.algorithm.rejectionSampling, enabled },
-            },
+      await trainTiny({
+        output: join(dir, name),
+        seed: 3,
+        evaluator: mixed,
+        trainDataset: train,
+        config: {
+          ...cfg,
+          algorithm: {
+            ...cfg.algorithm,
+            rejectionSampling: { ...cfg.algorithm.rejectionSampling, enabled },
           },
-          output: join(dir, name),
-          log: () => {},
-        }).train();
-      } finally {
-        await backend.close();
-      }
+        },
+      });
       const consumed = readJsonl(join(dir, name, "consumed.jsonl")) as unknown as {
         tasks: { id: string; ordinal: number }[];
         rejected?: { id: string; ordinal: number }[];
