@@ -1,0 +1,413 @@
+"""Continuous-batching generation over any Hugging Face causal LM, with a KV cache.
+
+Design — a ragged, left-padded batch:
+
+    rows     the running sequences, one batch row each
+    cache    one DynamicCache of plain (non-sliding) layers, keys/values [rows, heads, T, head_dim];
+             row r's real tokens are the LAST n_r columns, columns before them are padding (zeros)
+    mask     [rows, T] bool, True on real columns — passed as the 2D attention_mask
+    decode   input_ids [rows, 1] = each row's last sampled token, position_ids [rows, 1] = its own
+             position n_r (rotary positions are per row; the mask's causal offset is the column T)
+
+One `step()`:
+  1. drop finished rows (index_select on the batch dim) and the leading columns no row uses;
+  2. if a weight update is pending and nothing runs, apply it (see "Weights");
+  3. admit waiting sequences up to `max_batch`: identical prompts are prefilled once and their
+     cache repeated, distinct prompts of equal length prefill together (no padding in a prefill:
+     no query row is ever fully masked); each newcomer samples its first token from its prefill
+     logits; its cache is left-padded to the running T (or the running cache to its length) and
+     concatenated on the batch dim;
+  4. one decode forward of every running row (old and new), one token each.
+Because a row's real columns are contiguous and end at the last column, column distance equals
+position distance, so sliding-window masks built from columns stay right (the cache itself keeps
+every column: DynamicCache() without a config never trims).
+
+Sampling, per sequence, from the fp32 logits z of its row:
+  - temperature 0: argmax z (lowest id on ties);
+  - else p = softmax(z / temperature); top-k keeps the k most likely ids (k = 0: all), then top-p
+    keeps the smallest prefix of them (by decreasing p, ties by lower id) whose mass reaches topP
+    times the kept mass, as in vLLM and src/backends/local/generate.ts; one draw from the
+    renormalised rest with the sequence's own torch.Generator, seeded by its seed alone, so its
+    tokens do not depend on its batch-mates (same logits ⇒ same token).
+Reported logprob of a sampled token: log_softmax(z) at temperature 1 with no truncation, in fp32 —
+the trainer's log π_θ(token), not the log-probability under the truncated/tempered distribution
+that was sampled from. Top alternatives: the `topLogprobs` largest of the same log_softmax, by
+decreasing logprob, ties by lower id.
+
+Endings, checked after each sampled token (the token is kept): a stop token ("stop", stopToken =
+its id); `maxTokens` tokens sampled ("length"); prompt + completion = `maxSeqLen` ("length").
+A sequence whose prompt already has `maxSeqLen` tokens, or with `maxTokens` 0, ends at once with
+no token ("length"); a longer prompt or an empty one is refused. `stop(request, seqs)` ends
+sequences now ("stop", stopToken None).
+
+Weights: `update_weights(apply)` queues `apply` (a callable). Requests added after it wait; it runs
+once every sequence of the requests added before it has ended, then the waiting requests start.
+Updates queued together are applied together, in order, so no sequence mixes two weight versions.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+from transformers import DynamicCache
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """One request's settings, shared by its sequences. topK 0 = every token; topP 1 = no nucleus."""
+
+    max_tokens: int
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    stop_token_ids: frozenset[int] = frozenset()
+    top_logprobs: int = 0
+    max_seq_len: int = 2048
+
+    def __post_init__(self):
+        _check(_is_int(self.max_tokens) and self.max_tokens >= 0, f"maxTokens must be an integer ≥ 0, got {self.max_tokens!r}")
+        _check(_is_num(self.temperature) and self.temperature >= 0, f"temperature must be a number ≥ 0, got {self.temperature!r}")
+        _check(_is_num(self.top_p) and 0 < self.top_p <= 1, f"topP must be in (0, 1], got {self.top_p!r}")
+        _check(_is_int(self.top_k) and self.top_k >= 0, f"topK must be an integer ≥ 0 (0: every token), got {self.top_k!r}")
+        _check(all(_is_int(t) and t >= 0 for t in self.stop_token_ids), f"stopTokenIds must be token ids ≥ 0, got {sorted(self.stop_token_ids)!r}")
+        _check(_is_int(self.top_logprobs) and self.top_logprobs >= 0, f"topLogprobs must be an integer ≥ 0, got {self.top_logprobs!r}")
+        _check(_is_int(self.max_seq_len) and self.max_seq_len >= 1, f"maxSeqLen must be an integer ≥ 1, got {self.max_seq_len!r}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+@dataclass(eq=False)
+class Sequence:
+    request: "Request" = field(repr=False)
+    index: int  # within its request
+    prompt: list[int]
+    generator: torch.Generator = field(repr=False)
+    tokens: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    top: list[list[tuple[int, float]]] = field(default_factory=list)
+    finish: tuple[str, int | None] | None = None  # (reason, stopToken) once ended
+
+    @property
+    def cached(self) -> int:
+        """Tokens in the KV cache: the prompt and every sampled token but the last."""
+        return len(self.prompt) + len(self.tokens) - 1
+
+
+@dataclass(eq=False)
+class Request:
+    id: int
+    params: SamplingParams
+    seqs: list[Sequence] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return all(s.finish is not None for s in self.seqs)
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """One sampled token: token `pos` (0-based, in the completion) of sequence `seq` of `request`."""
+
+    request: Request
+    seq: int
+    pos: int
+    token: int
+    logprob: float
+    top: list[tuple[int, float]] | None
+
+
+@dataclass
+class StepResult:
+    sampled: list[list[Sampled]]  # one list per forward of the step (prefills, then the decode)
+    finished: list[Request]  # requests whose last sequence ended in this step
+
+
+class Engine:
+    def __init__(self, model: torch.nn.Module, max_batch: int | None = None):
+        _check(max_batch is None or (_is_int(max_batch) and max_batch >= 1), f"maxBatch must be an integer ≥ 1, got {max_batch!r}")
+        self.model = model
+        self.max_batch = max_batch
+        self.device = next(model.parameters()).device
+        self.rows: list[Sequence] = []
+        self.cache: DynamicCache | None = None
+        self.mask: torch.Tensor | None = None  # [rows, T] bool
+        self.waiting: deque[Sequence] = deque()  # may start now
+        self.held: list[Request] = []  # arrived after a pending weight update
+        self.pending_weights: list[Callable[[], None]] = []
+        self.requests: dict[int, Request] = {}
+        self._kw = {"logits_to_keep": 1} if _accepts(model, "logits_to_keep") else {}
+
+    # ---- public API ----
+
+    def add(self, request_id: int, prompts: list[list[int]], seeds: list[int], params: SamplingParams) -> Request:
+        """Queues a request (one sequence per prompt); its sequences join at the next step."""
+        _check(request_id not in self.requests, f"request {request_id} is already running")
+        _check(len(prompts) >= 1, "a generate request needs at least one prompt")
+        _check(len(seeds) == len(prompts), f"seeds has {len(seeds)} entries for {len(prompts)} prompts; give one seed per sequence")
+        for i, p in enumerate(prompts):
+            _check(len(p) >= 1, f"prompt {i} is empty; every sequence needs at least one prompt token")
+            _check(len(p) <= params.max_seq_len, f"prompt {i} has {len(p)} tokens; maxSeqLen is {params.max_seq_len}")
+        request = Request(request_id, params)
+        for i, (p, seed) in enumerate(zip(prompts, seeds)):
+            g = torch.Generator(device=self.device)
+            g.manual_seed(int(seed))
+            seq = Sequence(request, i, [int(t) for t in p], g)
+            if params.max_tokens == 0 or len(p) >= params.max_seq_len:
+                seq.finish = ("length", None)
+            request.seqs.append(seq)
+        if request.done:
+            return request  # nothing to sample: the caller replies at once
+        self.requests[request_id] = request
+        if self.pending_weights:
+            self.held.append(request)
+        else:
+            self._queue(request)
+        return request
+
+    def stop(self, request_id: int, seqs: list[int]) -> Request | None:
+        """Ends sequences `seqs` of a running request now ("stop"); returns the request if that ended it."""
+        request = self.requests.get(request_id)
+        _check(request is not None, f"no running generate request {request_id}")
+        for i in seqs:
+            _check(_is_int(i) and 0 <= i < len(request.seqs), f"request {request_id} has no sequence {i!r} (it has {len(request.seqs)})")
+        for i in seqs:
+            if request.seqs[i].finish is None:
+                request.seqs[i].finish = ("stop", None)
+        self._compact()
+        return self._retire(request)
+
+    def update_weights(self, apply: Callable[[], None]) -> None:
+        """Queues a weight update; it runs once the requests already added have ended (see the header)."""
+        self.pending_weights.append(apply)
+
+    def has_work(self) -> bool:
+        return bool(self.rows or self.waiting or self.held or self.pending_weights)
+
+    @torch.inference_mode()
+    def step(self) -> StepResult:
+        result = StepResult([], [])
+        self._compact()
+        if self.pending_weights and not self.rows and not self.waiting:
+            updates, self.pending_weights = self.pending_weights, []
+            for apply in updates:
+                apply()
+            for request in self.held:
+                self._queue(request)
+            self.held = []
+        if self.waiting:
+            result.sampled.extend(self._admit())
+        live = [s for s in self.rows if s.finish is None]
+        if live:
+            result.sampled.append(self._decode())
+        for phase in result.sampled:
+            for rec in phase:
+                if self._retire(rec.request) and rec.request not in result.finished:
+                    result.finished.append(rec.request)
+        self._compact()
+        return result
+
+    # ---- batch bookkeeping ----
+
+    def _queue(self, request: Request) -> None:
+        self.waiting.extend(s for s in request.seqs if s.finish is None)
+
+    def _retire(self, request: Request) -> Request | None:
+        """Forgets a request once all its sequences ended; returns it then."""
+        if request.done and self.requests.get(request.id) is request:
+            del self.requests[request.id]
+            self.waiting = deque(s for s in self.waiting if s.request is not request)
+            return request
+        return None
+
+    def _compact(self) -> None:
+        """Drops finished rows, then the leading columns that no remaining row uses."""
+        keep = [i for i, s in enumerate(self.rows) if s.finish is None]
+        if len(keep) == len(self.rows):
+            return
+        if not keep:
+            self.rows, self.cache, self.mask = [], None, None
+            return
+        idx = torch.tensor(keep, device=self.device)
+        self.rows = [self.rows[i] for i in keep]
+        self.mask = self.mask.index_select(0, idx)
+        first = int(self.mask.any(0).nonzero()[0, 0])
+        self.mask = self.mask[:, first:]
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(0, idx)[:, :, first:]
+            layer.values = layer.values.index_select(0, idx)[:, :, first:]
+
+    def _merge(self, cache: DynamicCache, n: int, length: int) -> None:
+        """Appends `n` rows whose cache holds `length` real columns each (no padding)."""
+        mask = torch.ones(n, length, dtype=torch.bool, device=self.device)
+        if self.cache is None:
+            self.cache, self.mask = cache, mask
+            return
+        T = max(self.mask.shape[1], length)
+        self.mask = torch.cat([_left_pad(self.mask, T), _left_pad(mask, T)], 0)
+        for mine, new in zip(self.cache.layers, cache.layers):
+            mine.keys = torch.cat([_left_pad(mine.keys, T, dim=2), _left_pad(new.keys, T, dim=2)], 0)
+            mine.values = torch.cat([_left_pad(mine.values, T, dim=2), _left_pad(new.values, T, dim=2)], 0)
+
+    # ---- forwards ----
+
+    def _admit(self) -> list[list[Sampled]]:
+        room = len(self.waiting) if self.max_batch is None else self.max_batch - len(self.rows)
+        newcomers = [self.waiting.popleft() for _ in range(min(room, len(self.waiting)))]
+        newcomers = [s for s in newcomers if s.finish is None]  # stop() may have ended a waiting one
+        unique: dict[tuple[int, ...], list[Sequence]] = {}
+        for s in newcomers:
+            unique.setdefault(tuple(s.prompt), []).append(s)
+        by_length: dict[int, list[tuple[int, ...]]] = {}
+        for prompt in unique:
+            by_length.setdefault(len(prompt), []).append(prompt)
+        phases = []
+        for length, prompts in by_length.items():
+            phases.append(self._prefill(length, prompts, [unique[p] for p in prompts]))
+        return phases
+
+    def _prefill(self, length: int, prompts: list[tuple[int, ...]], groups: list[list[Sequence]]) -> list[Sampled]:
+        """Prefills distinct prompts of one length, then gives each group's sequences that prompt's cache."""
+        ids = torch.tensor(prompts, dtype=torch.long, device=self.device)
+        cache = DynamicCache()
+        out = self.model(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            position_ids=torch.arange(length, device=self.device).expand(len(prompts), -1),
+            past_key_values=cache,
+            use_cache=True,
+            **self._kw,
+        )
+        repeat = torch.tensor([len(g) for g in groups], device=self.device)
+        seqs = [s for g in groups for s in g]
+        logits = out.logits[:, -1].repeat_interleave(repeat, 0)
+        records = self._sample(seqs, logits)
+        alive = torch.tensor([s.finish is None for s in seqs], device=self.device)
+        if bool(alive.any()):
+            rows = torch.arange(len(prompts), device=self.device).repeat_interleave(repeat)[alive]
+            for layer in cache.layers:
+                layer.keys, layer.values = layer.keys.index_select(0, rows), layer.values.index_select(0, rows)
+            self._merge(cache, len(rows), length)
+            self.rows.extend(s for s in seqs if s.finish is None)
+        return records
+
+    def _decode(self) -> list[Sampled]:
+        """One forward of every running row's last token; samples one token per row."""
+        n = len(self.rows)
+        ids = torch.tensor([[s.tokens[-1]] for s in self.rows], dtype=torch.long, device=self.device)
+        pos = torch.tensor([[s.cached] for s in self.rows], dtype=torch.long, device=self.device)
+        self.mask = torch.cat([self.mask, torch.ones(n, 1, dtype=torch.bool, device=self.device)], 1)
+        out = self.model(
+            input_ids=ids,
+            attention_mask=self.mask,
+            position_ids=pos,
+            past_key_values=self.cache,
+            use_cache=True,
+            **self._kw,
+        )
+        return self._sample(self.rows, out.logits[:, -1])
+
+    # ---- sampling ----
+
+    def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> list[Sampled]:
+        """Samples one token per sequence from its row of `logits` [n, V]; records and ends them."""
+        z = logits.float()
+        logprobs = torch.log_softmax(z, dim=-1)
+        tokens = _choose(seqs, z)
+        chosen = logprobs.gather(1, torch.tensor(tokens, device=z.device)[:, None])[:, 0].tolist()
+        tops = _top_alternatives(seqs, logprobs)
+        records = []
+        for s, token, lp, top in zip(seqs, tokens, chosen, tops):
+            records.append(Sampled(s.request, s.index, len(s.tokens), token, lp, top))
+            s.tokens.append(token)
+            s.logprobs.append(lp)
+            if top is not None:
+                s.top.append(top)
+            _maybe_end(s, token)
+        return records
+
+
+def _maybe_end(s: Sequence, token: int) -> None:
+    p = s.request.params
+    if token in p.stop_token_ids:
+        s.finish = ("stop", token)
+    elif len(s.tokens) >= p.max_tokens or len(s.prompt) + len(s.tokens) >= p.max_seq_len:
+        s.finish = ("length", None)
+
+
+def _choose(seqs: list[Sequence], z: torch.Tensor) -> list[int]:
+    """One token per row of fp32 logits `z`, each row under its own sequence's settings (header)."""
+    V = z.shape[1]
+    temps = [s.request.params.temperature for s in seqs]
+    tokens = z.argmax(dim=-1).tolist()  # greedy rows keep these
+    sampled = [i for i, t in enumerate(temps) if t > 0]
+    if not sampled:
+        return tokens
+    rows = torch.tensor(sampled, device=z.device)
+    scaled = z.index_select(0, rows) / torch.tensor([temps[i] for i in sampled], device=z.device)[:, None]
+    params = [seqs[i].request.params for i in sampled]
+    truncate = [(0 < p.top_k < V) or p.top_p < 1 for p in params]
+    plain = torch.softmax(scaled, dim=-1) if not all(truncate) else None
+    cut, order = _truncated(scaled, params) if any(truncate) else (None, None)
+    for j, i in enumerate(sampled):
+        k = int(torch.multinomial(cut[j] if truncate[j] else plain[j], 1, generator=seqs[i].generator))
+        tokens[i] = int(order[j, k]) if truncate[j] else k
+    return tokens
+
+
+def _truncated(scaled: torch.Tensor, params: list[SamplingParams]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Probabilities in decreasing order (ties: lower id first) with top-k, then top-p, applied; and the order."""
+    V = scaled.shape[1]
+    sorted_z, order = scaled.sort(dim=-1, descending=True, stable=True)
+    rank = torch.arange(V, device=scaled.device)[None, :]
+    k = torch.tensor([p.top_k if 0 < p.top_k < V else V for p in params], device=scaled.device)[:, None]
+    sorted_z = sorted_z.masked_fill(rank >= k, float("-inf"))
+    probs = torch.softmax(sorted_z, dim=-1)
+    top_p = torch.tensor([p.top_p for p in params], dtype=probs.dtype, device=scaled.device)[:, None]
+    before = probs.cumsum(dim=-1) - probs  # mass of the more likely tokens
+    probs = probs.masked_fill((before >= top_p) & (rank > 0), 0.0)
+    return probs, order
+
+
+def _top_alternatives(seqs: list[Sequence], logprobs: torch.Tensor) -> list[list[tuple[int, float]] | None]:
+    wanted = [s.request.params.top_logprobs for s in seqs]
+    out: list[list[tuple[int, float]] | None] = [None] * len(seqs)
+    rows = [i for i, k in enumerate(wanted) if k > 0]
+    if not rows:
+        return out
+    k = min(max(wanted[i] for i in rows), logprobs.shape[1])
+    vals, ids = logprobs.index_select(0, torch.tensor(rows, device=logprobs.device)).sort(dim=-1, descending=True, stable=True)
+    vals, ids = vals[:, :k].tolist(), ids[:, :k].tolist()
+    for j, i in enumerate(rows):
+        n = wanted[i]
+        out[i] = list(zip(ids[j][:n], vals[j][:n]))
+    return out
+
+
+def _left_pad(x: torch.Tensor, length: int, dim: int = 1) -> torch.Tensor:
+    missing = length - x.shape[dim]
+    if missing == 0:
+        return x
+    shape = list(x.shape)
+    shape[dim] = missing
+    return torch.cat([x.new_zeros(shape), x], dim)
+
+
+def _accepts(model: torch.nn.Module, name: str) -> bool:
+    forward = getattr(model, "get_base_model", lambda: model)().forward
+    params = inspect.signature(forward).parameters
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
