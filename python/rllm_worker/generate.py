@@ -195,6 +195,13 @@ class Engine:
         """Queues a weight update; it runs once the requests already added have ended (see the header)."""
         self.pending_weights.append(apply)
 
+    def abort(self) -> list[Request]:
+        """Drops every request (after a step failed); returns them. Queued weight updates stay."""
+        requests = list(self.requests.values())
+        self.requests, self.rows, self.cache, self.mask = {}, [], None, None
+        self.waiting, self.held = deque(), []
+        return requests
+
     def has_work(self) -> bool:
         return bool(self.rows or self.waiting or self.held or self.pending_weights)
 
