@@ -250,42 +250,41 @@ class Sampler:
         device = next(model.parameters()).device
         weights = load_file(os.path.join(directory, "model.safetensors"), device=str(device))
         state = model.state_dict()
-        unknown = sorted(set(weights) - set(state))
-        if unknown:
-            raise ValueError(f"set_weights: {len(unknown)} tensors the model does not have, e.g. {unknown[:3]}; was it exported from the same model?")
-        missing = sorted(set(n for n, _ in model.named_parameters()) - set(weights))
-        if missing:
-            raise ValueError(f"set_weights: {len(missing)} parameters missing from the file, e.g. {missing[:3]}")
-        for name, t in weights.items():
-            if t.shape != state[name].shape:
-                raise ValueError(f"set_weights: '{name}' has shape {tuple(t.shape)}, the model's is {tuple(state[name].shape)}")
+        # export_weights writes named_parameters (a tied head once); buffers and tied names are optional
+        want = {name: state[name] for name, _ in model.named_parameters()}
+        want |= {name: state[name] for name in weights if name in state}
+        _check_same_tensors(weights, want, f"the weights in {directory!r}", "the model")
         with torch.no_grad():
             for name, t in weights.items():
                 state[name].copy_(t)
 
     def _load_lora(self, directory: str) -> None:
         """The adapter into the peft-wrapped model (wrapping the base model on first use)."""
-        from peft import PeftModel, set_peft_model_state_dict
+        from peft import PeftModel, get_peft_model_state_dict, set_peft_model_state_dict
 
         model = self.loaded.model
         if not _is_peft(model):
             model = PeftModel.from_pretrained(model, directory, is_trainable=False).eval()
             self.loaded.model = self.engine.model = model
             return
-        with open(os.path.join(directory, "adapter_config.json")) as f:
-            config = json.load(f)
-        current = model.peft_config[model.active_adapter]
-        for key in ("r", "lora_alpha"):
-            if config.get(key) != getattr(current, key):
-                raise ValueError(f"set_weights: the adapter in {directory!r} has {key}={config.get(key)}, the sampler's has {getattr(current, key)}; restart the sampler with it")
         device = next(model.parameters()).device
         weights = load_file(os.path.join(directory, "adapter_model.safetensors"), device=str(device))
-        result = set_peft_model_state_dict(model, weights, adapter_name=model.active_adapter)
-        missing = sorted(k for k in result.missing_keys if "lora_" in k)
-        if missing:
-            raise ValueError(f"set_weights: the adapter lacks {len(missing)} of the sampler's LoRA tensors, e.g. {missing[:3]}; was it trained with other targetModules?")
-        if result.unexpected_keys:
-            raise ValueError(f"set_weights: the adapter has tensors the sampler's LoRA modules lack, e.g. {sorted(result.unexpected_keys)[:3]}; was it trained with other targetModules?")
+        expected = get_peft_model_state_dict(model, adapter_name=model.active_adapter)
+        _check_same_tensors(weights, expected, f"the adapter in {directory!r}", "the sampler's LoRA")
+        set_peft_model_state_dict(model, weights, adapter_name=model.active_adapter)
+
+
+def _check_same_tensors(got: dict, want: dict, source: str, target: str) -> None:
+    """Refuses, before anything is loaded, a file whose tensor names or shapes differ from the model's."""
+    extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+    if extra or missing:
+        raise ValueError(
+            f"set_weights: {source} does not match {target} ({len(extra)} unknown tensors, e.g. {extra[:2]}; "
+            f"{len(missing)} missing, e.g. {missing[:2]}); was it exported from this model (and LoRA settings)?"
+        )
+    for name, t in got.items():
+        if t.shape != want[name].shape:
+            raise ValueError(f"set_weights: '{name}' in {source} has shape {tuple(t.shape)}, {target}'s is {tuple(want[name].shape)}")
 
 
 def _is_peft(model) -> bool:

@@ -212,6 +212,11 @@ def test_set_weights_waits_for_running_sequences(worker, dirs):
     export = dirs["other"].parent / "export-full"
     export.mkdir()
     save_file(dict(other.state_dict()), str(export / "model.safetensors"))
+    bad = dirs["other"].parent / "export-bad"
+    bad.mkdir()
+    save_file({**other.state_dict(), "model.extra.weight": torch.zeros(2)}, str(bad / "model.safetensors"))
+    err = worker.error("set_weights", {"dir": str(bad), "kind": "full", "weightVersion": 9})
+    assert err["type"] == "ValueError" and "1 unknown tensors, e.g. ['model.extra.weight']" in err["message"], err
     prompt = [[7, 8, 9]]
     before = worker.send("generate", gen_params(prompts_file(worker, "w1", prompt, [0]), maxTokens=20))
     worker.next_event("step")
@@ -243,6 +248,12 @@ def test_set_weights_lora(worker, dirs):
         result = worker.call("generate", gen_params(prompts_file(worker, f"l{version}", [[3, 4, 5]], [0]), maxTokens=12))
         assert result["weightVersion"] == version
         assert completions(result)[0] == [argmax_loop(reference, [3, 4, 5], 12)]
+    wider = dirs["other"].parent / "adapter-wider"
+    get_peft_model(AutoModelForCausalLM.from_pretrained(dirs["other"]), LoraConfig(r=8, target_modules="all-linear")).save_pretrained(wider)
+    err = worker.error("set_weights", {"dir": str(wider), "kind": "lora", "weightVersion": 4})
+    assert "has shape" in err["message"] and "the sampler's LoRA" in err["message"], err
+    again = worker.call("generate", gen_params(prompts_file(worker, "l4", [[3, 4, 5]], [0]), maxTokens=12))
+    assert again["weightVersion"] == 3 and completions(again)[0] == completions(result)[0], "a refused adapter changed nothing"
     err = worker.error("set_weights", {"dir": str(dirs["other"]), "kind": "full", "weightVersion": 4})
     assert "LoRA" in err["message"]
 
