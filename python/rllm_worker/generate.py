@@ -26,9 +26,10 @@ Sampling, per sequence, from the fp32 logits z of its row:
   - temperature 0: argmax z (lowest id on ties);
   - else p = softmax(z / temperature); top-k keeps the k most likely ids (k = 0: all), then top-p
     keeps the smallest prefix of them (by decreasing p, ties by lower id) whose mass reaches topP
-    times the kept mass, as in vLLM and src/backends/local/generate.ts; one draw from the
-    renormalised rest with the sequence's own torch.Generator, seeded by its seed alone, so its
-    tokens do not depend on its batch-mates (same logits ⇒ same token).
+    times the kept mass, as in vLLM and src/backends/local/generate.ts; then one draw by inverse
+    CDF (in id order, or in that decreasing order when truncated) with u ~ U[0, 1) from the
+    sequence's own torch.Generator, seeded by its seed alone, so its tokens do not depend on its
+    batch-mates (same logits ⇒ same token).
 Reported logprob of a sampled token: log_softmax(z) at temperature 1 with no truncation, in fp32 —
 the trainer's log π_θ(token), not the log-probability under the truncated/tempered distribution
 that was sampled from. Top alternatives: the `topLogprobs` largest of the same log_softmax, by
@@ -69,13 +70,18 @@ class SamplingParams:
     max_seq_len: int = 2048
 
     def __post_init__(self):
-        _check(_is_int(self.max_tokens) and self.max_tokens >= 0, f"maxTokens must be an integer ≥ 0, got {self.max_tokens!r}")
-        _check(_is_num(self.temperature) and self.temperature >= 0, f"temperature must be a number ≥ 0, got {self.temperature!r}")
-        _check(_is_num(self.top_p) and 0 < self.top_p <= 1, f"topP must be in (0, 1], got {self.top_p!r}")
-        _check(_is_int(self.top_k) and self.top_k >= 0, f"topK must be an integer ≥ 0 (0: every token), got {self.top_k!r}")
-        _check(all(_is_int(t) and t >= 0 for t in self.stop_token_ids), f"stopTokenIds must be token ids ≥ 0, got {sorted(self.stop_token_ids)!r}")
-        _check(_is_int(self.top_logprobs) and self.top_logprobs >= 0, f"topLogprobs must be an integer ≥ 0, got {self.top_logprobs!r}")
-        _check(_is_int(self.max_seq_len) and self.max_seq_len >= 1, f"maxSeqLen must be an integer ≥ 1, got {self.max_seq_len!r}")
+        stops = sorted(self.stop_token_ids)
+        rules = [
+            (_is_int(self.max_tokens) and self.max_tokens >= 0, "maxTokens must be an integer ≥ 0", self.max_tokens),
+            (_is_num(self.temperature) and self.temperature >= 0, "temperature must be a number ≥ 0", self.temperature),
+            (_is_num(self.top_p) and 0 < self.top_p <= 1, "topP must be in (0, 1]", self.top_p),
+            (_is_int(self.top_k) and self.top_k >= 0, "topK must be an integer ≥ 0 (0: every token)", self.top_k),
+            (all(_is_int(t) and t >= 0 for t in stops), "stopTokenIds must be token ids ≥ 0", stops),
+            (_is_int(self.top_logprobs) and self.top_logprobs >= 0, "topLogprobs must be an integer ≥ 0", self.top_logprobs),
+            (_is_int(self.max_seq_len) and self.max_seq_len >= 1, "maxSeqLen must be an integer ≥ 1", self.max_seq_len),
+        ]
+        for ok, rule, value in rules:
+            _check(ok, f"{rule}, got {value!r}")
 
 
 def _is_int(x) -> bool:
@@ -368,11 +374,22 @@ def _choose(seqs: list[Sequence], z: torch.Tensor) -> list[int]:
     scaled = z.index_select(0, rows) / torch.tensor([temps[i] for i in sampled], device=z.device)[:, None]
     params = [seqs[i].request.params for i in sampled]
     truncate = [(0 < p.top_k < V) or p.top_p < 1 for p in params]
-    plain = torch.softmax(scaled, dim=-1) if not all(truncate) else None
-    cut, order = _truncated(scaled, params) if any(truncate) else (None, None)
-    for j, i in enumerate(sampled):
-        k = int(torch.multinomial(cut[j] if truncate[j] else plain[j], 1, generator=seqs[i].generator))
-        tokens[i] = int(order[j, k]) if truncate[j] else k
+    probs = torch.softmax(scaled, dim=-1)  # id order
+    cut = torch.tensor(truncate, device=z.device)
+    if any(truncate):
+        in_order, order = _truncated(scaled, params)  # decreasing order
+        probs = torch.where(cut[:, None], in_order, probs)
+    # inverse CDF: the first token whose cumulative mass exceeds u · total, u ~ U[0, 1) from the
+    # sequence's own generator (one number per sequence per token)
+    u = torch.stack([torch.rand((), generator=seqs[i].generator, device=z.device, dtype=torch.float64) for i in sampled])
+    cdf = probs.double().cumsum(dim=-1)
+    picks = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)[:, 0]
+    last = V - 1 - (probs > 0).flip(-1).int().argmax(dim=-1)  # rounding must not pick past the last kept token
+    picks = torch.minimum(picks, last)
+    if any(truncate):
+        picks = torch.where(cut, order.gather(1, picks[:, None])[:, 0], picks)
+    for i, token in zip(sampled, picks.tolist()):
+        tokens[i] = token
     return tokens
 
 

@@ -243,3 +243,25 @@ def test_bad_requests_refused(model):
         engine.add(1, [[1]], [0], params())
     with pytest.raises(ValueError, match="request 1 has no sequence 3"):
         engine.stop(1, [3])
+
+
+def test_sampling_follows_the_truncated_distribution(model):
+    """2000 one-token draws: top-k keeps exactly k ids at their renormalised tempered probabilities;
+    top-p keeps exactly the nucleus."""
+    prompt, n = [9, 10, 11], 2000
+    with torch.no_grad():
+        z = model(torch.tensor([prompt])).logits[0, -1].float()
+    p = torch.softmax(z / 0.7, -1)
+    (req,) = run(Engine(model), (1, [prompt] * n, list(range(n)), params(max_tokens=1, temperature=0.7, top_k=3)))
+    drawn = torch.tensor([s.tokens[0] for s in req.seqs])
+    top3 = p.topk(3).indices
+    assert set(drawn.tolist()) == set(top3.tolist())
+    want = p[top3] / p[top3].sum()
+    got = torch.stack([(drawn == t).float().mean() for t in top3])
+    assert (got - want).abs().max() < 0.035, (got, want)
+    (req,) = run(Engine(model), (1, [prompt] * n, list(range(n)), params(max_tokens=1, temperature=0.7, top_p=0.5)))
+    sorted_p, ids = p.sort(descending=True)
+    nucleus = ids[: int(((sorted_p.cumsum(0) - sorted_p) < 0.5).sum())]
+    drawn = set(s.tokens[0] for s in req.seqs)
+    assert drawn <= set(nucleus.tolist()) and ids[0].item() in drawn
+    assert len(drawn) == len(nucleus) or p[nucleus].min() < 0.005, "a likely nucleus token was never drawn"
