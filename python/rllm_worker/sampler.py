@@ -102,10 +102,14 @@ class Sampler:
         max_batch = _int(params, "init", "maxBatch", nullable=True)
         if max_batch is not None and max_batch < 1:
             raise ValueError(f"maxBatch must be ≥ 1 (or null: no bound), got {max_batch}")
+        version = params.get("weightVersion", 0)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ProtocolError(f"init: 'weightVersion' must be an integer (or absent: 0), got {version!r}")
         torch.manual_seed(seed)
         self.loaded = load_model(model, device, dtype, adapter=adapter, trainable=False)
         self.loaded.model.eval()
         self.engine = Engine(self.loaded.model, max_batch=max_batch)
+        self.weight_version = version
         return dict(self.loaded.info)
 
     def generate(self, params: dict, request_id: int):

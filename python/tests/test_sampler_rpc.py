@@ -169,7 +169,7 @@ def worker(dirs):
     assert "before init" in err["message"] and "call init first" in err["message"], err
     assert "no method 'forward_backward'" in w.error("forward_backward", {})["message"]
     info = w.call("init", {"model": str(dirs["base"]), "device": "cpu", "dtype": "float32", "seed": 0,
-                           "adapter": None, "maxBatch": 16})
+                           "adapter": None, "maxBatch": 16, "weightVersion": 5})  # a served checkpoint's version
     assert info["vocabSize"] == 512 and info["maxSeqLen"] == 256, info
     yield w
     w.close()
@@ -189,7 +189,7 @@ def test_two_overlapping_requests(worker, dirs):
 
     ids, lps, t = completions(ra)
     assert ids == [argmax_loop(model, p, 60) for p in a_prompts]
-    assert ra["finish"] == [{"reason": "length", "stopToken": None}] * 2 and ra["weightVersion"] == 0
+    assert ra["finish"] == [{"reason": "length", "stopToken": None}] * 2 and ra["weightVersion"] == 5
     assert t["top_ids"].shape == (120, 3) and t["top_logprobs"].dtype == torch.float32
     assert (t["top_ids"][:, 0] == t["token_ids"]).all(), "greedy tokens are their row's top alternative"
     streamed = {0: [], 1: []}
@@ -226,7 +226,7 @@ def test_set_weights_waits_for_running_sequences(worker, dirs):
     assert worker.index(before) < worker.index(update) < worker.index(after)
     assert all(i > worker.index(update) for i, _ in worker.steps(after)), "a request ran before the update"
     assert r_update["result"] == {"weightVersion": 1}
-    assert r_before["result"]["weightVersion"] == 0 and r_after["result"]["weightVersion"] == 1
+    assert r_before["result"]["weightVersion"] == 5 and r_after["result"]["weightVersion"] == 1
     assert completions(r_before["result"])[0] == [argmax_loop(base, prompt[0], 20)]
     assert completions(r_after["result"])[0] == [argmax_loop(other, prompt[0], 20)]
 
