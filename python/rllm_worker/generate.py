@@ -217,8 +217,9 @@ class Engine:
         self._compact()
         if self.pending_weights and not self.rows and not self.waiting:
             updates, self.pending_weights = self.pending_weights, []
-            for apply in updates:
-                apply()
+            with torch.inference_mode(False), torch.no_grad():  # weights stay normal tensors
+                for apply in updates:
+                    apply()
             for request in self.held:
                 self._queue(request)
             self.held = []

@@ -265,3 +265,11 @@ def test_sampling_follows_the_truncated_distribution(model):
     drawn = set(s.tokens[0] for s in req.seqs)
     assert drawn <= set(nucleus.tolist()) and ids[0].item() in drawn
     assert len(drawn) == len(nucleus) or p[nucleus].min() < 0.005, "a likely nucleus token was never drawn"
+
+
+def test_weight_update_runs_outside_inference_mode(model):
+    engine = Engine(model)
+    seen = []
+    engine.update_weights(lambda: seen.append((torch.is_inference_mode_enabled(), torch.is_grad_enabled())))
+    engine.step()
+    assert seen == [(False, False)], "a weight update made under inference mode leaves inference tensors"
