@@ -4,7 +4,9 @@ Design — a ragged, left-padded batch:
 
     rows     the running sequences, one batch row each
     cache    one DynamicCache of plain (non-sliding) layers, keys/values [rows, heads, T, head_dim];
-             row r's real tokens are the LAST n_r columns, columns before them are padding (zeros)
+             row r's real tokens are the LAST n_r columns; the columns before them are padding
+             (masked: zeros, or a prefill's pad columns). Attention-only models: a model with
+             other layer kinds (linear attention, state-space) is refused at construction
     mask     [rows, T] bool, True on real columns — passed as the 2D attention_mask
     decode   input_ids [rows, 1] = each row's last sampled token, position_ids [rows, 1] = its own
              position n_r (rotary positions are per row; the mask's causal offset is the column T)
@@ -13,10 +15,13 @@ One `step()`:
   1. drop finished rows (index_select on the batch dim) and the leading columns no row uses;
   2. if a weight update is pending and nothing runs, apply it (see "Weights");
   3. admit waiting sequences up to `max_batch`: identical prompts are prefilled once and their
-     cache repeated, distinct prompts of equal length prefill together (no padding in a prefill:
-     no query row is ever fully masked); each newcomer samples its first token from its prefill
-     logits; its cache is left-padded to the running T (or the running cache to its length) and
-     concatenated on the batch dim;
+     cache repeated; distinct prompts prefill together, up to PREFILL_ROWS per forward, longest
+     first, RIGHT-padded (a pad query still sees its row's real tokens, so no query row is ever
+     fully masked and no attention implementation can produce NaN); then each row's columns are
+     rotated so its real ones end at the last column. Each newcomer samples its first token from
+     its prefill logits (`logits_to_keep` picks the rows' last real positions); its cache is
+     left-padded to the running T (or the running cache to its length), concatenated on the
+     batch dim, and columns no row uses are trimmed;
   4. one decode forward of every running row (old and new), one token each.
 Because a row's real columns are contiguous and end at the last column, column distance equals
 position distance, so sliding-window masks built from columns stay right (the cache itself keeps
@@ -55,6 +60,9 @@ from typing import Callable
 
 import torch
 from transformers import DynamicCache
+
+ATTENTION_LAYERS = {"full_attention", "sliding_attention"}
+PREFILL_ROWS = 16  # distinct prompts per prefill forward; bounds its [rows, distinct lengths, vocab] logits
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,11 @@ class StepResult:
 class Engine:
     def __init__(self, model: torch.nn.Module, max_batch: int | None = None):
         _check(max_batch is None or (_is_int(max_batch) and max_batch >= 1), f"maxBatch must be an integer ≥ 1, got {max_batch!r}")
+        kinds = set(getattr(getattr(model, "config", None), "layer_types", None) or [])
+        _check(
+            kinds <= ATTENTION_LAYERS,
+            f"the sampler batches attention-only models; this one has {sorted(kinds - ATTENTION_LAYERS)} layers",
+        )
         self.model = model
         self.max_batch = max_batch
         self.device = next(model.parameters()).device
@@ -156,7 +169,8 @@ class Engine:
         self.held: list[Request] = []  # arrived after a pending weight update
         self.pending_weights: list[Callable[[], None]] = []
         self.requests: dict[int, Request] = {}
-        self._kw = {"logits_to_keep": 1} if _accepts(model, "logits_to_keep") else {}
+        self._keep_logits = _accepts(model, "logits_to_keep")
+        self._kw = {"logits_to_keep": 1} if self._keep_logits else {}
 
     # ---- public API ----
 
@@ -259,23 +273,28 @@ class Engine:
         idx = torch.tensor(keep, device=self.device)
         self.rows = [self.rows[i] for i in keep]
         self.mask = self.mask.index_select(0, idx)
-        first = int(self.mask.any(0).nonzero()[0, 0])
-        self.mask = self.mask[:, first:]
         for layer in self.cache.layers:
-            layer.keys = layer.keys.index_select(0, idx)[:, :, first:]
-            layer.values = layer.values.index_select(0, idx)[:, :, first:]
+            layer.keys, layer.values = layer.keys.index_select(0, idx), layer.values.index_select(0, idx)
+        self._trim()
 
-    def _merge(self, cache: DynamicCache, n: int, length: int) -> None:
-        """Appends `n` rows whose cache holds `length` real columns each (no padding)."""
-        mask = torch.ones(n, length, dtype=torch.bool, device=self.device)
+    def _trim(self) -> None:
+        first = int(self.mask.any(0).nonzero()[0, 0])
+        if first > 0:
+            self.mask = self.mask[:, first:]
+            for layer in self.cache.layers:
+                layer.keys, layer.values = layer.keys[:, :, first:], layer.values[:, :, first:]
+
+    def _merge(self, cache: DynamicCache, mask: torch.Tensor) -> None:
+        """Appends the rows of a left-padded `cache` whose real columns `mask` [rows, T'] marks."""
         if self.cache is None:
             self.cache, self.mask = cache, mask
-            return
-        T = max(self.mask.shape[1], length)
-        self.mask = torch.cat([_left_pad(self.mask, T), _left_pad(mask, T)], 0)
-        for mine, new in zip(self.cache.layers, cache.layers):
-            mine.keys = torch.cat([_left_pad(mine.keys, T, dim=2), _left_pad(new.keys, T, dim=2)], 0)
-            mine.values = torch.cat([_left_pad(mine.values, T, dim=2), _left_pad(new.values, T, dim=2)], 0)
+        else:
+            T = max(self.mask.shape[1], mask.shape[1])
+            self.mask = torch.cat([_left_pad(self.mask, T), _left_pad(mask, T)], 0)
+            for mine, new in zip(self.cache.layers, cache.layers):
+                mine.keys = torch.cat([_left_pad(mine.keys, T, dim=2), _left_pad(new.keys, T, dim=2)], 0)
+                mine.values = torch.cat([_left_pad(mine.values, T, dim=2), _left_pad(new.values, T, dim=2)], 0)
+        self._trim()
 
     # ---- forwards ----
 
@@ -286,36 +305,46 @@ class Engine:
         unique: dict[tuple[int, ...], list[Sequence]] = {}
         for s in newcomers:
             unique.setdefault(tuple(s.prompt), []).append(s)
-        by_length: dict[int, list[tuple[int, ...]]] = {}
-        for prompt in unique:
-            by_length.setdefault(len(prompt), []).append(prompt)
-        phases = []
-        for length, prompts in by_length.items():
-            phases.append(self._prefill(length, prompts, [unique[p] for p in prompts]))
-        return phases
+        prompts = sorted(unique, key=len, reverse=True)  # neighbours in a prefill have similar lengths
+        return [
+            self._prefill(chunk, [unique[p] for p in chunk])
+            for chunk in (prompts[i : i + PREFILL_ROWS] for i in range(0, len(prompts), PREFILL_ROWS))
+        ]
 
-    def _prefill(self, length: int, prompts: list[tuple[int, ...]], groups: list[list[Sequence]]) -> list[Sampled]:
-        """Prefills distinct prompts of one length, then gives each group's sequences that prompt's cache."""
-        ids = torch.tensor(prompts, dtype=torch.long, device=self.device)
+    def _prefill(self, prompts: list[tuple[int, ...]], groups: list[list[Sequence]]) -> list[Sampled]:
+        """One forward of distinct prompts (longest first), RIGHT-padded so that no query row is
+        fully masked; then each row's real columns move to the end (the batch's left-padded layout)
+        and each group's sequences get their prompt's row."""
+        n, L = len(prompts), len(prompts[0])
+        lengths = torch.tensor([len(p) for p in prompts], device=self.device)
+        cols = torch.arange(L, device=self.device)
+        ids = torch.tensor([list(p) + [0] * (L - len(p)) for p in prompts], dtype=torch.long, device=self.device)
+        ends = sorted({len(p) - 1 for p in prompts})
+        kw = {"logits_to_keep": torch.tensor(ends, device=self.device)} if self._keep_logits else {}
         cache = DynamicCache()
         out = self.model(
             input_ids=ids,
-            attention_mask=torch.ones_like(ids),
-            position_ids=torch.arange(length, device=self.device).expand(len(prompts), -1),
+            attention_mask=(cols[None, :] < lengths[:, None]).long(),
+            position_ids=cols.expand(n, -1),
             past_key_values=cache,
             use_cache=True,
-            **self._kw,
+            **kw,
         )
+        at = [ends.index(len(p) - 1) if self._keep_logits else len(p) - 1 for p in prompts]
+        logits = out.logits[torch.arange(n, device=self.device), torch.tensor(at, device=self.device)]
         repeat = torch.tensor([len(g) for g in groups], device=self.device)
         seqs = [s for g in groups for s in g]
-        logits = out.logits[:, -1].repeat_interleave(repeat, 0)
-        records = self._sample(seqs, logits)
+        records = self._sample(seqs, logits.repeat_interleave(repeat, 0))
         alive = torch.tensor([s.finish is None for s in seqs], device=self.device)
         if bool(alive.any()):
-            rows = torch.arange(len(prompts), device=self.device).repeat_interleave(repeat)[alive]
+            rows = torch.arange(n, device=self.device).repeat_interleave(repeat)[alive]
+            shift = (L - lengths).index_select(0, rows)[:, None]  # new column t holds old column t - shift
+            src = ((cols[None, :] - shift) % L)[:, None, :, None]
             for layer in cache.layers:
-                layer.keys, layer.values = layer.keys.index_select(0, rows), layer.values.index_select(0, rows)
-            self._merge(cache, len(rows), length)
+                index = src.expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
+                layer.keys = layer.keys.index_select(0, rows).gather(2, index)
+                layer.values = layer.values.index_select(0, rows).gather(2, index)
+            self._merge(cache, cols[None, :] >= shift)
             self.rows.extend(s for s in seqs if s.finish is None)
         return records
 

@@ -273,3 +273,21 @@ def test_weight_update_runs_outside_inference_mode(model):
     engine.update_weights(lambda: seen.append((torch.is_inference_mode_enabled(), torch.is_grad_enabled())))
     engine.step()
     assert seen == [(False, False)], "a weight update made under inference mode leaves inference tensors"
+
+
+def test_prefill_without_logits_to_keep(model):
+    """Models whose forward lacks logits_to_keep: the prefill reads every position's logits."""
+    p = params(max_tokens=6, temperature=0.0)
+    engine = Engine(model)
+    engine._keep_logits, engine._kw = False, {}
+    (req,) = run(engine, (1, PROMPTS, [0] * 5, p))
+    assert tokens(req) == tokens(run(Engine(model), (1, PROMPTS, [0] * 5, p))[0])
+
+
+def test_refuses_models_with_other_layer_kinds():
+    from types import SimpleNamespace
+
+    m = torch.nn.Linear(2, 2)
+    m.config = SimpleNamespace(layer_types=["full_attention", "linear_attention"])
+    with pytest.raises(ValueError, match=r"attention-only models; this one has \['linear_attention'\] layers"):
+        Engine(m)
