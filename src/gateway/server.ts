@@ -19,7 +19,7 @@ import { Store } from "../store/sqlite.js";
 import { AgentApi, asHttpError, type Dialect, errorBody } from "./agent-api.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
 import { bearerToken, readJsonBody, sendJson } from "./http.js";
-import { type ChatRenderer, loadRendererSync } from "./render/index.js";
+import { type ChatRenderer, loadRendererSync } from "../hf/index.js";
 import { type Session, Sessions, safeEqual, sessionUrl, sessionView } from "./sessions.js";
 import { upstreamGet } from "./upstreams/client.js";
 import { OpenAICompatAdapter } from "./upstreams/openai-compat.js";

@@ -11,7 +11,7 @@ export {
   type LoadRendererOptions,
   loadRenderer,
   RendererLoadError,
-} from "../gateway/render/index.js";
+} from "../hf/index.js";
 export { Gateway, type GatewayOptions, startGateway } from "../gateway/server.js";
 export type {
   CallSignal,

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { loadRendererSync } from "../gateway/render/index.js";
+import { loadRendererSync } from "../hf/index.js";
 import { UpstreamPool } from "../gateway/upstreams/pool.js";
 import { promptStateOf } from "../gateway/upstreams/prompt-state.js";
 import type {

@@ -13,7 +13,7 @@
 
 import type { TokenSource } from "../../types/index.js";
 import { HttpError } from "../errors.js";
-import type { ChatRenderer } from "../render/index.js";
+import type { ChatRenderer } from "../../hf/index.js";
 import { readUpstreamJson, type UpstreamResponse, upstreamPost, upstreamSse } from "./client.js";
 import {
   buildPromptIds,

@@ -32,7 +32,7 @@ import {
   PrefixMismatchError,
   promptOpensReasoning,
   type StreamParser,
-} from "../render/index.js";
+} from "../../hf/index.js";
 import type { ChatCall, ChatOutcome, PromptState } from "./types.js";
 import type { Upstream } from "./upstream.js";
 

@@ -9,7 +9,7 @@
  */
 
 import { HttpError } from "../errors.js";
-import type { ChatRenderer } from "../render/index.js";
+import type { ChatRenderer } from "../../hf/index.js";
 import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
 import { OpenAICompatAdapter } from "./openai-compat.js";
 import {
