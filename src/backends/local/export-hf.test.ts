@@ -1,8 +1,9 @@
 /**
  * The local GPT exported as a Hugging Face directory: (a) hf/serving.ts over it tokenizes and
  * renders chats as the local backend does; (b) plain transformers in Python (the torch worker's
- * stack) loads it and computes the local model's logprobs, tokenizes as byteTokenizer and renders
- * the chat template as chat-format.ts does. (b) needs the worker's Python: RLLM_PYTHON, else
+ * stack) loads it and computes the local model's logprobs and gradients (relative 1e-4 in fp32;
+ * measured ~4e-7 and ~1e-6), tokenizes as byteTokenizer and renders the chat template as
+ * chat-format.ts does. (b) needs the worker's Python: RLLM_PYTHON, else
  * <repo>/python/.venv/bin/python; without it the test fails saying how to install it.
  */
 import assert from "node:assert/strict";
@@ -220,6 +221,7 @@ interface PythonReport {
   encoded: number[][];
   decoded: [string, string][];
   chats: { text: string; ids: number[] }[];
+  grads: Record<string, { max_abs_diff: number; max_abs: number }>;
 }
 
 function runTransformers(request: Record<string, unknown>): PythonReport {
@@ -246,12 +248,21 @@ function rows(maxSeqLen: number): number[][] {
 }
 
 for (const positional of ["rope", "learned"] as const) {
-  test(`cross-implementation (${positional}): transformers computes the local model's logprobs`, async () => {
+  test(`cross-implementation (${positional}): transformers computes the local model's logprobs and gradients`, async () => {
     const { gpt, dir } = await exported(positional);
     const batch = rows(gpt.config.maxSeqLen);
     const texts = [SAMPLE, "plain ascii", "日本語 ✓"];
+    // The local gradient of Σ log π over the rows, written in the HF layout by the same export.
+    gpt.zeroGrad();
+    for (const row of batch) {
+      gpt.forward(Int32Array.from(row), 1, row.length, { needCache: true });
+      gpt.backward(Float32Array.from(row, (_, t) => (t === 0 ? 0 : 1)));
+    }
+    const gradDir = join(tmp, `${positional}-grad`);
+    await exportLocalAsHf({ config: gpt.config, params: gpt.gradData.slice() }, gradDir);
     const report = runTransformers({
       dir,
+      grad_dir: gradDir,
       rows: batch,
       texts,
       chats: [
@@ -282,6 +293,13 @@ for (const positional of ["rope", "learned"] as const) {
         assert.ok(rel <= 1e-4, `row ${r} position ${t}: local ${a}, transformers ${b}`);
       }
     });
+    const grads = Object.entries(report.grads);
+    assert.equal(grads.length, gpt.params.length, "one gradient per parameter tensor");
+    for (const [name, g] of grads)
+      assert.ok(
+        g.max_abs_diff <= 1e-4 * Math.max(1, g.max_abs),
+        `gradient of ${name}: max |torch − local| ${g.max_abs_diff}, max |local| ${g.max_abs}`,
+      );
     texts.forEach((text, i) => {
       assert.deepEqual(
         report.encoded[i],
