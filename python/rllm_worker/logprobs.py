@@ -3,6 +3,9 @@ without materialising [tokens × vocab] in fp32 for the whole micro-batch: the d
 last hidden states, then the LM head, log-softmax and entropy run over `chunk` tokens at a time,
 each chunk under torch.utils.checkpoint when gradients are needed (backward recomputes it).
 
+The LM head runs in the model's dtype (bf16 on CUDA, as the sampler's forward does); the logits are
+cast to fp32 before the log-softmax and entropy.
+
     logits z = head(h_{t−1}),   log π_θ(t) = z[token_t] − logsumexp(z),   H_t = logsumexp(z) − Σ softmax(z)·z
 
 Position 0 of every row (position_ids == 0) has no predictor: its logprob and entropy are 0.

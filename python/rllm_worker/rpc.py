@@ -157,11 +157,15 @@ class Server:
         True (more to do), dispatching whatever arrived between calls without blocking; when it
         returns False the loop blocks on the socket."""
         busy = work is not None
-        while self._running and not self._eof:
-            for line in self._read(block=not busy):
-                self._dispatch(line)
-                if not self._running:
-                    break
-            if work is not None and self._running:
-                busy = work()
-        self._sock.close()
+        try:
+            while self._running and not self._eof:
+                for line in self._read(block=not busy):
+                    self._dispatch(line)
+                    if not self._running:
+                        break
+                if work is not None and self._running:
+                    busy = work()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the TypeScript side is gone: nobody is left to answer
+        finally:
+            self._sock.close()

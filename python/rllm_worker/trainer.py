@@ -15,7 +15,6 @@ full fine-tuning a frozen copy of the base model, made when a KL loss first asks
 from __future__ import annotations
 
 import copy
-import json
 import math
 import os
 import random
@@ -48,6 +47,8 @@ class Trainer:
         missing = [k for k in INIT_KEYS if k not in params]
         if missing:
             raise ProtocolError(f"init needs {', '.join(missing)}")
+        if isinstance(params["seed"], bool) or not isinstance(params["seed"], int):
+            raise ValueError(f"init: seed must be an integer, got {params['seed']!r}")
         for key in ("microBatchTokens", "logprobChunkTokens"):
             if not isinstance(params[key], int) or params[key] < 1:
                 raise ValueError(f"init: {key} must be an integer ≥ 1, got {params[key]!r}")
@@ -63,6 +64,7 @@ class Trainer:
         self.trainable = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.trainable, lr=0.0, fused=self.device == "cuda")
         self.step = 0
+        self._loaded = False  # weights came from a checkpoint (then the KL reference reloads the base)
         self._reference: torch.nn.Module | None = None
 
     # ── logprobs ─────────────────────────────────────────────────────────────────────────────
@@ -89,7 +91,7 @@ class Trainer:
             with self.model.disable_adapter():
                 return self._logprobs(self.model, mb, grad=False)[0]
         if self._reference is None:
-            if self.step == 0 and not getattr(self, "_loaded", False):
+            if self.step == 0 and not self._loaded:  # still the starting weights: copy them
                 self._reference = copy.deepcopy(self.model).requires_grad_(False)
             else:
                 p = self.params
@@ -100,6 +102,8 @@ class Trainer:
     # ── training ─────────────────────────────────────────────────────────────────────────────
     def forward_backward(self, batch: dict[str, Tensor], loss: dict, denominators: dict, proximal: str) -> dict:
         spec = parse_loss_spec(loss)
+        if "tokens" not in batch or "lengths" not in batch:
+            raise ValueError("forward_backward needs tensors tokens and lengths (int32, flat rows)")
         tokens, lengths = batch["tokens"], batch["lengths"]
         if proximal not in PROXIMAL:
             raise ValueError(f"proximal must be one of {', '.join(PROXIMAL)}, got {proximal!r}")
@@ -214,7 +218,9 @@ def register(server: Server) -> None:
     def _init(params, _id):
         state.pop("t", None)
         state["t"] = Trainer(params)
-        server.event("log", message=f"trainer: {json.dumps(state['t'].info)}")
+        info = state["t"].info
+        server.event("log", message=f"trainer: {info['architecture']}, {info['numParams']:,} parameters "
+                                    f"({info['trainableParams']:,} trainable), {info['dtype']} on {info['device']}")
         return state["t"].info
 
     @server.method("forward_backward")

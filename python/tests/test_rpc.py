@@ -135,6 +135,31 @@ def test_init_and_compute_logprobs_through_tensor_files(worker, tiny_qwen3_dir):
     assert Path(msg["result"]["tensors"]).parent == worker.dir
 
 
+def test_training_methods_through_the_socket(worker):
+    """After init (previous test): forward_backward → gradients → optim_step → export → save → load."""
+    n = 6
+    request = worker.dir / "batch.safetensors"
+    save_file({"tokens": torch.tensor([5, 6, 7, 8, 9, 10], dtype=torch.int32),
+               "lengths": torch.tensor([2, 4], dtype=torch.int32), "loss_mask": torch.ones(n),
+               "advantages": torch.tensor([0, 1, 0, -1, 1, 2.0]), "sampling_logprobs": -torch.ones(n)}, str(request))
+    loss = {"kind": "cispo", "clipLow": 1, "clipHigh": 0.28, "entropyCoef": 0, "aggregation": "token-mean"}
+    msg = worker.call("forward_backward", {"tensors": str(request), "loss": loss,
+                                           "denominators": {"tokens": 4, "rows": 2}, "proximal": "sampling"})
+    assert msg["result"]["metrics"]["loss/tokens"] == 4 and msg["result"]["metrics"]["loss/rows"] == 2
+    grads = load_file(worker.call("gradients", {})["result"]["tensors"])
+    assert "lm_head.weight" in grads and all(g.dtype == torch.float32 for g in grads.values())
+    norm = float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads.values())))
+    msg = worker.call("optim_step", {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weightDecay": 0,
+                                     "maxGradNorm": 1.0})
+    assert msg["result"]["step"] == 1 and msg["result"]["gradNorm"] == pytest.approx(norm, rel=1e-5)
+    assert worker.call("export_weights", {"dir": str(worker.dir / "export")})["result"] == {"kind": "full"}
+    files = worker.call("save", {"dir": str(worker.dir / "ckpt")})["result"]["files"]
+    assert "trainer_state.pt" in files and "model.safetensors" in files
+    assert worker.call("load", {"dir": str(worker.dir / "ckpt")})["result"] == {"step": 1}
+    msg = worker.call("forward_backward", {"tensors": str(request), "loss": loss, "proximal": "sampling"})
+    assert msg["error"]["type"] == "ProtocolError" and "params.denominators" in msg["error"]["message"]
+
+
 def test_shutdown_replies_then_exits_0(worker):
     assert worker.call("shutdown", {}) == {"id": worker.next_id, "result": {}}
     assert worker.proc.wait(30) == 0
