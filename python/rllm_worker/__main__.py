@@ -6,6 +6,7 @@ end it quietly with status 0."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import signal
 import sys
 
@@ -23,7 +24,7 @@ def _register(role: str, server: Server):
         trainer.register(server)
         return None
     try:
-        from rllm_worker import sampler
+        sampler = importlib.import_module("rllm_worker.sampler")
     except ModuleNotFoundError as e:
         raise RuntimeError(f"the sampler role needs the module {e.name}, which this worker does not have") from e
     return sampler.register(server)
