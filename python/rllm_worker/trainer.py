@@ -113,24 +113,26 @@ class Trainer:
             if t is None or t.dtype != torch.float32 or t.shape != tokens.shape:
                 raise ValueError(f"forward_backward needs tensor {key}: float32, one entry per token ({tokens.numel()})")
         n_tokens, n_rows = _denominators(denominators)
+        micro = self._micro_batches(tokens, lengths)  # checks the rows first
         mask = batch["loss_mask"].clone()
         mask[row_starts(lengths.long())] = 0  # position 0 takes no part
         on_device = lambda t: t.to(self.device)  # noqa: E731
         metrics = LossMetrics(spec)
         total, mask_sum = 0.0, float(mask.sum())
         self.model.train()
-        for mb in self._micro_batches(tokens, lengths):
+        for mb in micro:
             idx = mb.flat_index.cpu()
             ref = self._reference_logprobs(mb) if spec.kl_coef > 0 else None
             lp, ent = self._logprobs(self.model, mb, grad=True)
+            if proximal == "given":
+                old = on_device(batch["proximal_logprobs"][idx])
+            else:  # log μ (None: the loss falls back to sampling), or this forward's own logprobs
+                old = lp.detach() if proximal == "current" else None
             b = LossBatch(
                 logprobs=lp, entropy=ent, sampling=on_device(batch["sampling_logprobs"][idx]),
                 advantages=on_device(batch["advantages"][idx]), mask=on_device(mask[idx]),
-                row_ids=mb.row_ids, n_rows=len(mb.rows), ref=ref,
-                proximal={"sampling": None, "current": lp.detach(), "given": None}[proximal],
+                row_ids=mb.row_ids, n_rows=len(mb.rows), proximal=old, ref=ref,
             )
-            if proximal == "given":
-                b.proximal = on_device(batch["proximal_logprobs"][idx])
             part = batch_loss(spec, b, n_tokens, n_rows, metrics)
             if part.requires_grad:
                 part.backward()
