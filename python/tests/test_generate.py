@@ -291,3 +291,18 @@ def test_refuses_models_with_other_layer_kinds():
     m.config = SimpleNamespace(layer_types=["full_attention", "linear_attention"])
     with pytest.raises(ValueError, match=r"attention-only models; this one has \['linear_attention'\] layers"):
         Engine(m)
+
+
+def test_logprobs_equal_trainer_compute_logprobs(model):
+    """The sampler's logprobs against the trainer's computeLogprobs path (logprobs.token_logprobs)."""
+    from rllm_worker.logprobs import token_logprobs
+
+    (req,) = run(Engine(model), (1, PROMPTS, [3, 4, 5, 6, 7], params(max_tokens=16, temperature=1.2, top_p=0.95)))
+    worst = 0.0
+    for prompt, s in zip(PROMPTS, req.seqs):
+        ids = torch.tensor([prompt + s.tokens])
+        with torch.no_grad():
+            lp, _ = token_logprobs(model, ids, torch.arange(ids.shape[1])[None], chunk=7, grad=False)
+        worst = max(worst, (torch.tensor(s.logprobs) - lp[len(prompt):]).abs().max().item())
+    print(f"sampled-vs-trainer logprob max abs difference: {worst:.3g}")
+    assert worst <= 1e-4
