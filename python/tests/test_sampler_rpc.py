@@ -206,12 +206,20 @@ def test_two_overlapping_requests(worker, dirs):
     assert all(ev["top"] is None for _, ev in worker.steps(b))
 
 
+def trainer_for(model_dir, lora=None):
+    """The trainer role's Trainer in this process: its export_weights writes what set_weights reads."""
+    from rllm_worker.trainer import Trainer
+
+    return Trainer({"model": str(model_dir), "device": "cpu", "dtype": "float32", "seed": 0, "lora": lora,
+                    "adapter": None, "gradientCheckpointing": False, "microBatchTokens": 256, "logprobChunkTokens": 64})
+
+
 def test_set_weights_waits_for_running_sequences(worker, dirs):
-    other = AutoModelForCausalLM.from_pretrained(dirs["other"]).eval()
-    base = AutoModelForCausalLM.from_pretrained(dirs["base"]).eval()
+    trainer = trainer_for(dirs["other"])
     export = dirs["other"].parent / "export-full"
-    export.mkdir()
-    save_file(dict(other.state_dict()), str(export / "model.safetensors"))
+    assert trainer.export_weights(str(export)) == "full"
+    other = trainer.model.eval()
+    base = AutoModelForCausalLM.from_pretrained(dirs["base"]).eval()
     bad = dirs["other"].parent / "export-bad"
     bad.mkdir()
     save_file({**other.state_dict(), "model.extra.weight": torch.zeros(2)}, str(bad / "model.safetensors"))
@@ -232,22 +240,23 @@ def test_set_weights_waits_for_running_sequences(worker, dirs):
 
 
 def test_set_weights_lora(worker, dirs):
-    from peft import LoraConfig, PeftModel, get_peft_model
+    from peft import LoraConfig, get_peft_model
 
-    for version, seed in ((2, 10), (3, 11)):  # the first wraps the model, the second loads into it
-        torch.manual_seed(seed)
-        peft_model = get_peft_model(AutoModelForCausalLM.from_pretrained(dirs["other"]), LoraConfig(r=4, target_modules="all-linear"))
-        with torch.no_grad():
-            for name, p in peft_model.named_parameters():
+    trainer = trainer_for(dirs["other"], lora={"rank": 4, "alpha": 8, "dropout": 0.0, "targetModules": "all-linear"})
+    outputs = []
+    for version in (2, 3):  # the first wraps the sampler's model, the second loads into its LoRA modules
+        with torch.no_grad():  # as if trained: LoRA B starts at zero
+            for name, p in trainer.model.named_parameters():
                 if "lora_B" in name:
                     p.normal_(0.0, 0.3)
         adapter = dirs["other"].parent / f"adapter-{version}"
-        peft_model.save_pretrained(adapter)
+        assert trainer.export_weights(str(adapter)) == "lora"
         assert worker.call("set_weights", {"dir": str(adapter), "kind": "lora", "weightVersion": version}) == {"weightVersion": version}
-        reference = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(dirs["other"]), adapter).eval()
         result = worker.call("generate", gen_params(prompts_file(worker, f"l{version}", [[3, 4, 5]], [0]), maxTokens=12))
         assert result["weightVersion"] == version
-        assert completions(result)[0] == [argmax_loop(reference, [3, 4, 5], 12)]
+        assert completions(result)[0] == [argmax_loop(trainer.model.eval(), [3, 4, 5], 12)]
+        outputs.append(completions(result)[0])
+    assert outputs[0] != outputs[1], "the second adapter changed the sampler's tokens"
     wider = dirs["other"].parent / "adapter-wider"
     get_peft_model(AutoModelForCausalLM.from_pretrained(dirs["other"]), LoraConfig(r=8, target_modules="all-linear")).save_pretrained(wider)
     err = worker.error("set_weights", {"dir": str(wider), "kind": "lora", "weightVersion": 4})
