@@ -92,7 +92,7 @@ ARCHS = {
 SIZES = {
     "full": dict(step_tokens=32768, row_len=1024, prompt_len=128, micro_batch_tokens=8192, logprob_chunk=2048,
                  warmup=2, timed=3, lora_rank=32, sample_batches=[64, 256], sample_prompt=128, sample_new=256,
-                 sweep_micro=[4096, 16384], min_case_s=15.0),
+                 sweep_micro=[2048, 4096, 16384], min_case_s=15.0),
     "tiny": dict(step_tokens=1024, row_len=128, prompt_len=16, micro_batch_tokens=512, logprob_chunk=64,
                  warmup=1, timed=2, lora_rank=4, sample_batches=[4, 8], sample_prompt=16, sample_new=8,
                  sweep_micro=[256], min_case_s=0.0),
@@ -568,8 +568,10 @@ def main(argv=None) -> int:
             part_update_extras(bench)
     finally:
         bench.write()
+        bench.results["table"] = table(bench.results)
+        bench.write()
         bench.close()
-    print(table(bench.results), flush=True)
+    print(bench.results["table"], flush=True)
     return 0
 
 
