@@ -167,7 +167,8 @@ export class TorchBackend implements TrainingBackend {
         "trainer",
       );
       let step = 0;
-      if (dir) step = Number((await trainer.call("load", { dir }, { timeoutMs })).step);
+      if (dir)
+        step = num((await trainer.call("load", { dir }, { timeoutMs })).step, "load", "step");
       return new TorchBackend(
         config,
         ctx,
@@ -309,7 +310,10 @@ export class TorchBackend implements TrainingBackend {
       { timeoutMs: this.timeoutMs },
     );
     this.gradPending = true;
-    return { loss: Number(result.loss), metrics: numbers(result.metrics, "forward_backward") };
+    return {
+      loss: num(result.loss, "forward_backward", "loss"),
+      metrics: numbers(result.metrics, "forward_backward"),
+    };
   }
 
   async optimStep(optim: OptimParams): Promise<OptimStepResult> {
@@ -329,8 +333,8 @@ export class TorchBackend implements TrainingBackend {
       { timeoutMs: this.timeoutMs },
     );
     this.gradPending = false;
-    const gradNorm = Number(r.gradNorm);
-    this.optimizerStep = Number(r.step);
+    const gradNorm = num(r.gradNorm, "optim_step", "gradNorm");
+    this.optimizerStep = num(r.step, "optim_step", "step");
     return { gradNorm, step: this.optimizerStep, metrics: { "optim/grad_norm": gradNorm } };
   }
 
@@ -406,7 +410,7 @@ export class TorchBackend implements TrainingBackend {
         `${root} holds a ${m.kind} fine-tune of ${m.baseModel}${m.lora ? ` (LoRA ${JSON.stringify(m.lora)})` : ""}; this backend trains a ${o.kind} fine-tune of ${o.baseModel}${o.lora ? ` (LoRA ${JSON.stringify(o.lora)})` : ""}: create a backend from it instead`,
       );
     const r = await this.trainer.call("load", { dir: root }, { timeoutMs: this.timeoutMs });
-    this.optimizerStep = Number(r.step);
+    this.optimizerStep = num(r.step, "load", "step");
     this.gradPending = false;
     await this.publish(m.weightVersion);
   }
@@ -419,15 +423,19 @@ export class TorchBackend implements TrainingBackend {
   }
 }
 
+/** A number of a reply; JSON's null is how the worker sends NaN and ±Infinity. */
+function num(v: unknown, method: string, key: string): number {
+  if (v === null) return Number.NaN;
+  if (typeof v !== "number")
+    throw new Error(`the worker's ${method} reply has ${key} ${JSON.stringify(v)}, not a number`);
+  return v;
+}
+
 /** A reply's metrics, every value a number. */
 function numbers(v: unknown, method: string): Record<string, number> {
   if (typeof v !== "object" || v === null)
     throw new Error(`the worker's ${method} reply has no metrics object`);
   const out: Record<string, number> = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (typeof x !== "number")
-      throw new Error(`the worker's ${method} metric ${k} is ${JSON.stringify(x)}, not a number`);
-    out[k] = x;
-  }
+  for (const [k, x] of Object.entries(v)) out[k] = num(x, method, `metric ${k}`);
   return out;
 }
