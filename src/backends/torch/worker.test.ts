@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
 import {
   PACKAGE_ROOT,
   resolvePython,
@@ -182,4 +184,28 @@ test("the interpreter: the configured one, else RLLM_PYTHON, else the venv's, el
   const venv = join(PACKAGE_ROOT, "python", ".venv", "bin", "python");
   assert.equal(resolvePython(undefined, {}), existsSync(venv) ? venv : "python3");
   assert.ok(existsSync(join(PACKAGE_ROOT, "python", "PROTOCOL.md")), "PACKAGE_ROOT is the root");
+});
+
+test("when Node exits, or stops on Ctrl-C with no SIGINT listener, the worker groups are killed", async () => {
+  const worker = join(import.meta.dirname, "worker.ts");
+  for (const how of ["exit", "SIGINT"] as const) {
+    const script = `
+      const { WorkerProcess } = await import(${JSON.stringify(pathToFileURL(worker).href)});
+      const w = await WorkerProcess.start({ python: "python3", role: "trainer", entry: [${JSON.stringify(FAKE)}],
+        env: { FAKE_WORKER_MODE: "hang" }, startupTimeoutMs: 10000 });
+      console.log(JSON.stringify({ pid: w.pid, child: w.hello.childPid }));
+      ${how === "exit" ? "process.exit(0);" : "setInterval(() => {}, 1000);"}`;
+    const node = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const line = await new Promise<string>((ok) =>
+      node.stdout.once("data", (b: Buffer) => ok(String(b))),
+    );
+    const { pid, child } = JSON.parse(line) as { pid: number; child: number };
+    if (how === "SIGINT") node.kill("SIGINT");
+    const code = await new Promise<number | null>((ok) => node.once("exit", (c) => ok(c)));
+    assert.equal(code, how === "exit" ? 0 : 130);
+    assert.ok(await gone(pid), `${how}: the worker is killed`);
+    assert.ok(await gone(child), `${how}: what it started is killed`);
+  }
 });

@@ -65,7 +65,7 @@ export interface WorkerStartOptions {
   startupTimeoutMs: number;
   /** The worker's `log` events: progress lines for the user. */
   log?: (line: string) => void;
-  /** The worker's stderr, line by line (debug level). */
+  /** The worker's stderr (and stdout), line by line (debug level). */
   debug?: (line: string) => void;
   /** What the interpreter runs before `--socket …` (default `-m rllm_worker`; tests: a script). */
   entry?: string[];
@@ -179,10 +179,13 @@ export class WorkerProcess {
     this.child = spawn(
       options.python,
       [...entry, "--socket", socketPath, "--exchange", exchange, "--role", options.role],
-      { detached: true, stdio: ["ignore", "inherit", "pipe"], env },
+      { detached: true, stdio: ["ignore", "pipe", "pipe"], env },
     );
-    this.child.stderr!.setEncoding("utf8");
-    this.child.stderr!.on("data", (chunk: string) => this.onStderr(chunk));
+    // its stdout (a library's prints) goes with stderr, never into a command's own output
+    for (const out of [this.child.stdout!, this.child.stderr!]) {
+      out.setEncoding("utf8");
+      out.on("data", (chunk: string) => this.onStderr(chunk));
+    }
     this.exitedPromise = new Promise((done) => {
       this.child.once("exit", (code, signal) => {
         this.exited = { code, signal };
@@ -205,6 +208,7 @@ export class WorkerProcess {
     server.on("connection", (s) => this.onConnection(s));
     // an idle worker never keeps Node running (a pending call's timer does while it runs)
     this.child.unref();
+    (this.child.stdout as Partial<Socket>).unref?.();
     (this.child.stderr as Partial<Socket>).unref?.();
     server.unref();
     track(this);
