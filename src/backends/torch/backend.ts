@@ -14,11 +14,12 @@
  * Decided here, once:
  *   - a section needs `model` or `checkpoint`; a checkpoint (rllm.json, checkpoint.ts) gives the
  *     weights, the optimizer state and the weight version, and `model` may only repeat its base;
- *   - the reference policy of a KL penalty is the weights the backend was created from (the
- *     worker holds it); checkpoints record it;
+ *   - the reference policy of a KL penalty is the worker's: LoRA's the base model (adapter
+ *     disabled), full fine-tuning's the weights the backend was created from; checkpoints record it;
  *   - saveForSampler exports the trainable weights (LoRA: the adapter) into the trainer's exchange
  *     dir; a sampler that starts later loads the latest export; load() publishes the loaded
- *     weights the same way, with the checkpoint's weight version;
+ *     weights the same way when a sampler runs, else a sampler that starts later loads the
+ *     checkpoint directory itself (no export of a model nobody serves yet);
  *   - save() with gradients accumulated since the last optimStep() is refused (a checkpoint holds
  *     no gradients), as on the local backend.
  */
@@ -71,8 +72,16 @@ interface Origin {
   lora: LoraConfig | null;
 }
 
-const sameLora = (a: LoraConfig | null, b: LoraConfig | null) =>
-  JSON.stringify(a) === JSON.stringify(b);
+/** Equal LoRA settings (key order aside: the config's transform puts alpha last). */
+function sameLora(a: LoraConfig | null, b: LoraConfig | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.rank === b.rank &&
+    a.alpha === b.alpha &&
+    a.dropout === b.dropout &&
+    JSON.stringify(a.targetModules) === JSON.stringify(b.targetModules)
+  );
+}
 
 function modelId(model: string): string {
   return existsSync(model) ? resolve(model) : model;
@@ -108,7 +117,14 @@ export class TorchBackend implements TrainingBackend {
   private version: number;
   private optimizerStep: number;
   private gradPending = false;
-  private lastExport: { dir: string; kind: "full" | "lora" } | undefined;
+  /**
+   * What a sampler that starts now loads: a model (and adapter) directory as it stands — the
+   * origin, or a checkpoint load() read — or the latest export_weights directory on top of the
+   * origin.
+   */
+  private samplerWeights:
+    | { from: "model"; model: string; adapter: string | null }
+    | { from: "export"; dir: string; kind: "full" | "lora" };
   private exports = 0;
   private samplerServer: TorchSampler | undefined;
   private samplerStarting: Promise<TorchSampler> | undefined;
@@ -126,6 +142,7 @@ export class TorchBackend implements TrainingBackend {
   ) {
     this.version = weightVersion;
     this.optimizerStep = step;
+    this.samplerWeights = { from: "model", model: origin.model, adapter: origin.adapter };
   }
 
   /** Starts the trainer worker on the section's model or checkpoint. */
@@ -212,17 +229,19 @@ export class TorchBackend implements TrainingBackend {
     if (this.samplerServer) return Promise.resolve(this.samplerServer);
     this.samplerStarting ??= (async () => {
       const o = this.origin;
-      const version = this.version;
+      const w = this.samplerWeights;
       const s = await launchSampler(this.config, this.ctx, {
-        model: o.model,
-        adapter: o.adapter,
+        ...(w.from === "model"
+          ? { model: w.model, adapter: w.adapter }
+          : { model: o.model, adapter: o.adapter }),
         servingDir: localModelDir(o.kind === "full" ? o.model : o.baseModel),
-        weightVersion: version,
+        weightVersion: this.version,
       });
       try {
-        // the trainer's weights as of the last saveForSampler() (or load())
-        const e = this.lastExport;
-        if (e) await s.setWeights(e.dir, e.kind, version);
+        // the trainer's weights as of the last saveForSampler() (read now: one may have run
+        // while the sampler started)
+        const e = this.samplerWeights;
+        if (e.from === "export") await s.setWeights(e.dir, e.kind, this.version);
       } catch (err) {
         await s.close();
         throw err;
@@ -359,14 +378,22 @@ export class TorchBackend implements TrainingBackend {
     const dir = join(this.trainer.exchange, `weights-${++this.exports}`);
     const r = await this.trainer.call("export_weights", { dir }, { timeoutMs: this.timeoutMs });
     const kind = r.kind === "lora" ? "lora" : "full";
-    const previous = this.lastExport;
-    this.lastExport = { dir, kind };
-    this.version = version;
+    await this.useSamplerWeights({ from: "export", dir, kind }, version);
     if (this.samplerServer || this.samplerStarting) {
       const s = await this.startSampler();
       await s.setWeights(dir, kind, version);
     }
-    if (previous) await rm(previous.dir, { recursive: true, force: true });
+  }
+
+  /** Records what a sampler loads from now on (removing a superseded export) and its version. */
+  private async useSamplerWeights(
+    w: TorchBackend["samplerWeights"],
+    version: number,
+  ): Promise<void> {
+    const previous = this.samplerWeights;
+    this.samplerWeights = w;
+    this.version = version;
+    if (previous.from === "export") await rm(previous.dir, { recursive: true, force: true });
   }
 
   async saveForSampler(): Promise<{ weightVersion: number }> {
@@ -391,7 +418,7 @@ export class TorchBackend implements TrainingBackend {
         baseModel: o.baseModel,
         lora: o.lora,
         dtype: this.info.dtype,
-        reference: { model: o.model, adapter: o.adapter },
+        reference: { model: o.kind === "lora" ? o.baseModel : o.model },
       },
       async (tmp) => {
         const r = await this.trainer.call("save", { dir: tmp }, { timeoutMs: this.timeoutMs });
@@ -412,7 +439,15 @@ export class TorchBackend implements TrainingBackend {
     const r = await this.trainer.call("load", { dir: root }, { timeoutMs: this.timeoutMs });
     this.optimizerStep = num(r.step, "load", "step");
     this.gradPending = false;
-    await this.publish(m.weightVersion);
+    // a running sampler needs an export; one that starts later loads the checkpoint as it is
+    if (this.samplerServer || this.samplerStarting) await this.publish(m.weightVersion);
+    else
+      await this.useSamplerWeights(
+        m.kind === "full"
+          ? { from: "model", model: root, adapter: null }
+          : { from: "model", model: m.baseModel, adapter: root },
+        m.weightVersion,
+      );
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,7 @@ const fields = {
   baseModel: "/models/tiny",
   lora: { rank: 4, alpha: 8, dropout: 0, targetModules: "all-linear" as const },
   dtype: "float32",
-  reference: { model: "/models/tiny", adapter: null },
+  reference: { model: "/models/tiny" },
 };
 
 test("a torch checkpoint: written atomically with its manifest, read back, found by --checkpoint", async () => {

@@ -6,12 +6,12 @@
  *
  *   { format: "rllm-torch-checkpoint", formatVersion: 1, backend: "torch", createdAt,
  *     weightVersion, step, kind: "full" | "lora", baseModel, lora, dtype,
- *     reference: { model, adapter }, files }
+ *     reference: { model }, files }
  *
  * `baseModel` is what the run started from (an absolute directory or a Hub id): a LoRA
- * checkpoint's adapter applies to it. `reference` is the reference policy of a KL penalty: the
- * weights the run was created from (the model, and the adapter when it started from a LoRA
- * checkpoint).
+ * checkpoint's adapter applies to it. `reference` is the reference policy of a KL penalty, as the
+ * worker holds it: LoRA's is the base model (the adapter disabled), full fine-tuning's the weights
+ * the run was created from.
  *
  * Decided here, once: a save is atomic — the worker writes into a sibling temp directory, the
  * manifest goes in last, and only then is it renamed into place (an old checkpoint there is moved
@@ -47,7 +47,7 @@ export const TorchManifestSchema = z.strictObject({
   baseModel: z.string().min(1),
   lora: LoraSchema.nullable(),
   dtype: z.string(),
-  reference: z.strictObject({ model: z.string().min(1), adapter: z.string().nullable() }),
+  reference: z.strictObject({ model: z.string().min(1) }),
   files: z.array(z.string()),
 });
 export type TorchManifest = z.infer<typeof TorchManifestSchema>;
