@@ -310,7 +310,7 @@ describe("flag tables", () => {
     // engine.concurrency has no schema default (train and eval differ): the row states eval's
     assert.equal(defaultAt("engine.concurrency"), undefined);
     assert.deepEqual(choicesAt("model.kind"), UpstreamKindSchema.options);
-    assert.deepEqual(choicesAt("backend.name"), ["local"]);
+    assert.deepEqual(choicesAt("backend.name"), ["local", "torch"]);
     assert.equal(choicesAt("trainer.agent"), undefined);
   });
 
