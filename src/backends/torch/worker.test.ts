@@ -193,7 +193,7 @@ test("when Node exits, or stops on Ctrl-C with no SIGINT listener, the worker gr
       const { WorkerProcess } = await import(${JSON.stringify(pathToFileURL(worker).href)});
       const w = await WorkerProcess.start({ python: "python3", role: "trainer", entry: [${JSON.stringify(FAKE)}],
         env: { FAKE_WORKER_MODE: "hang" }, startupTimeoutMs: 10000 });
-      console.log(JSON.stringify({ pid: w.pid, child: w.hello.childPid }));
+      console.log(JSON.stringify({ pid: w.pid, child: w.hello.childPid, exchange: w.exchange }));
       ${how === "exit" ? "process.exit(0);" : "setInterval(() => {}, 1000);"}`;
     const node = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       stdio: ["ignore", "pipe", "inherit"],
@@ -201,11 +201,16 @@ test("when Node exits, or stops on Ctrl-C with no SIGINT listener, the worker gr
     const line = await new Promise<string>((ok) =>
       node.stdout.once("data", (b: Buffer) => ok(String(b))),
     );
-    const { pid, child } = JSON.parse(line) as { pid: number; child: number };
+    const { pid, child, exchange } = JSON.parse(line) as {
+      pid: number;
+      child: number;
+      exchange: string;
+    };
     if (how === "SIGINT") node.kill("SIGINT");
     const code = await new Promise<number | null>((ok) => node.once("exit", (c) => ok(c)));
     assert.equal(code, how === "exit" ? 0 : 130);
     assert.ok(await gone(pid), `${how}: the worker is killed`);
     assert.ok(await gone(child), `${how}: what it started is killed`);
+    assert.equal(existsSync(exchange), false, `${how}: the exchange dir is removed`);
   }
 });

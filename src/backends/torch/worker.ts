@@ -118,8 +118,12 @@ function makeExchangeDir(): string {
 
 const live = new Set<WorkerProcess>();
 
+/** Node is going away: every worker group killed, every exchange dir removed (synchronously). */
 function killAllGroups(): void {
-  for (const w of live) w.killGroup("SIGKILL");
+  for (const w of live) {
+    w.killGroup("SIGKILL");
+    rmSync(w.exchange, { recursive: true, force: true });
+  }
 }
 
 function onSigint(): void {
