@@ -139,7 +139,11 @@ export class TorchGenerator implements Generator {
       sequences.forEach((s, i) => {
         applyStop(s, watches[i]!);
       });
-    return { weightVersion: Number(result.weightVersion), sequences };
+    if (!Number.isInteger(result.weightVersion))
+      throw new Error(
+        `the worker's generate reply has weightVersion ${JSON.stringify(result.weightVersion)}, not an integer`,
+      );
+    return { weightVersion: result.weightVersion as number, sequences };
   }
 
   /** Drops the tokens of sequences past their stop string; tells the worker of new hits. */
