@@ -4,7 +4,7 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { loadRenderer } from "../src/gateway/render/index.js";
+import { loadRenderer } from "../src/hf/index.js";
 import type { ChatMessage, Tool } from "../src/types/chat.js";
 
 const dir = dirname(

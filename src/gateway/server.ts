@@ -15,11 +15,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { type GatewayConfig, GatewayConfigSchema, UpstreamConfigSchema } from "../config/index.js";
+import { type ChatRenderer, loadRendererSync } from "../hf/index.js";
 import { Store } from "../store/sqlite.js";
 import { AgentApi, asHttpError, type Dialect, errorBody } from "./agent-api.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
 import { bearerToken, readJsonBody, sendJson } from "./http.js";
-import { type ChatRenderer, loadRendererSync } from "./render/index.js";
 import { type Session, Sessions, safeEqual, sessionUrl, sessionView } from "./sessions.js";
 import { upstreamGet } from "./upstreams/client.js";
 import { OpenAICompatAdapter } from "./upstreams/openai-compat.js";

@@ -6,12 +6,6 @@
  * The gateway imports neither the engine nor the trainer, and neither does this entry point.
  */
 export type { GatewayConfig, UpstreamConfig, UpstreamKind } from "../config/schema.js";
-export {
-  type ChatRenderer,
-  type LoadRendererOptions,
-  loadRenderer,
-  RendererLoadError,
-} from "../gateway/render/index.js";
 export { Gateway, type GatewayOptions, startGateway } from "../gateway/server.js";
 export type {
   CallSignal,
@@ -27,6 +21,12 @@ export type {
   UpstreamAdapter,
 } from "../gateway/upstreams/types.js";
 export type { Upstream } from "../gateway/upstreams/upstream.js";
+export {
+  type ChatRenderer,
+  type LoadRendererOptions,
+  loadRenderer,
+  RendererLoadError,
+} from "../hf/index.js";
 export {
   type SessionRow,
   Store,

@@ -5,7 +5,6 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { loadRendererSync } from "../gateway/render/index.js";
 import { UpstreamPool } from "../gateway/upstreams/pool.js";
 import { promptStateOf } from "../gateway/upstreams/prompt-state.js";
 import type {
@@ -15,6 +14,7 @@ import type {
   UpstreamAdapter,
 } from "../gateway/upstreams/types.js";
 import type { Upstream } from "../gateway/upstreams/upstream.js";
+import { loadRendererSync } from "../hf/index.js";
 import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from "../types/index.js";
 import type {
   FakeRespond,

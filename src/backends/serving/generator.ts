@@ -25,7 +25,8 @@
  * The result is the truth; steps are for streaming and may be missed or arrive after the result
  * (the front end reconciles by position).
  */
-import type { ChatMessage, Tool } from "../../types/chat.js";
+// The tokenizer and chat renderer a backend supplies live in types/ (hf/serving.ts builds them too).
+export type { ChatRenderer, ServingTokenizer } from "../../types/serving.js";
 
 /** Top alternatives of one position: [token id, temperature-1 logprob] by decreasing logprob. */
 export type TopEntries = [number, number][];
@@ -86,27 +87,3 @@ export interface Generator {
   readonly weightVersion: number;
   readonly lanes: readonly GeneratorLane[];
 }
-
-/** The model's tokenizer, as the front end needs it (the local ByteTokenizer is one). */
-export interface ServingTokenizer {
-  readonly vocabSize: number;
-  /** Ids that end a sequence unless `ignore_eos`; reported with stop_reason null. */
-  readonly eosTokenIds: readonly number[];
-  /** Caller text (prompts, stop strings): special-token strings map to their ids. */
-  encode(text: string): number[];
-  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
-  /** Text of ids fed as they are sampled, never splitting a character. */
-  decodeStream(options?: { skipSpecialTokens?: boolean }): {
-    push(ids: readonly number[]): string;
-    flush(): string;
-  };
-  /** One token's text and bytes, as a logprob entry shows them. */
-  tokenText(id: number): string;
-  tokenBytes(id: number): number[];
-}
-
-/** Chat messages (and tools) → prompt ids in the model's chat format; throws on what it cannot render. */
-export type ChatRenderer = (
-  messages: readonly ChatMessage[],
-  options: { addGenerationPrompt: boolean; tools?: Tool[] },
-) => number[];

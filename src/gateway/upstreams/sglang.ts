@@ -11,9 +11,9 @@
  * {type: "length"} | {type: "abort", message}.
  */
 
+import type { ChatRenderer } from "../../hf/index.js";
 import type { TokenSource } from "../../types/index.js";
 import { HttpError } from "../errors.js";
-import type { ChatRenderer } from "../render/index.js";
 import { readUpstreamJson, type UpstreamResponse, upstreamPost, upstreamSse } from "./client.js";
 import {
   buildPromptIds,

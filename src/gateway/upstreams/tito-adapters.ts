@@ -1,5 +1,5 @@
 /** The token-in/token-out adapters for one model's renderer (`--tokenizer DIR`). */
-import type { ChatRenderer } from "../render/index.js";
+import type { ChatRenderer } from "../../hf/index.js";
 import { SglangAdapter } from "./sglang.js";
 import type { UpstreamAdapter } from "./types.js";
 import { VllmTitoAdapter } from "./vllm-tito.js";

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { type ChatRenderer, PrefixMismatchError } from "../../hf/index.js";
 import {
   type FakeCompletion,
   type FakeRequestInfo,
@@ -26,7 +27,6 @@ import {
 import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import { type ChatRenderer, PrefixMismatchError } from "../render/index.js";
 import type { UpstreamPool } from "./pool.js";
 import { buildPromptIds, sameJson } from "./tito.js";
 import { titoAdapters } from "./tito-adapters.js";

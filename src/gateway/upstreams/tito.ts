@@ -10,6 +10,14 @@
  * adapters import from here, never the other way (`titoAdapters` in tito-adapters.ts builds them).
  */
 import { TOOL_CALL_OPEN as TOOL_OPEN } from "../../chat/chatml.js";
+import {
+  type ChatRenderer,
+  collectDeltas,
+  type Delta,
+  PrefixMismatchError,
+  promptOpensReasoning,
+  type StreamParser,
+} from "../../hf/index.js";
 import { secureRandomBytes } from "../../random.js";
 import {
   type ChatCompletion,
@@ -25,14 +33,6 @@ import {
   type Usage,
 } from "../../types/index.js";
 import { HttpError } from "../errors.js";
-import {
-  type ChatRenderer,
-  collectDeltas,
-  type Delta,
-  PrefixMismatchError,
-  promptOpensReasoning,
-  type StreamParser,
-} from "../render/index.js";
 import type { ChatCall, ChatOutcome, PromptState } from "./types.js";
 import type { Upstream } from "./upstream.js";
 

@@ -8,8 +8,8 @@
  * upstreams (and the streaming and non-streaming paths) give the same text for the same ids.
  */
 
+import type { ChatRenderer } from "../../hf/index.js";
 import { HttpError } from "../errors.js";
-import type { ChatRenderer } from "../render/index.js";
 import { readUpstreamJson, upstreamPost, upstreamSse } from "./client.js";
 import { OpenAICompatAdapter } from "./openai-compat.js";
 import {

@@ -1,5 +1,5 @@
 /** Errors of the renderer, each carrying what the caller needs to react (fix a file, fall back, 400). */
-import { HttpError } from "../errors.js";
+import { HttpError } from "../http.js";
 
 /**
  * A model directory could not be turned into a renderer. Thrown at startup, so the message names

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import type { ChatMessage, Tool } from "../../types/chat.js";
+import type { ChatMessage, Tool } from "../types/chat.js";
 import {
   ChatTemplate,
   ChatTemplateError,

@@ -1,6 +1,7 @@
 /**
- * Token-in/token-out rendering for the gateway: chat template + tokenizer of a model directory,
- * prompt extension over sampled ids, and the Qwen/Hermes completion parser.
+ * A Hugging Face model directory: its chat template + tokenizer for the gateway's token-in/
+ * token-out rendering (prompt extension over sampled ids, the Qwen/Hermes completion parser) and,
+ * through `loadServing`, as a sampler's tokenizer and chat renderer.
  */
 export { ChatTemplateError, PrefixMismatchError, RendererLoadError } from "./errors.js";
 export { type LoadRendererOptions, loadRenderer, loadRendererSync } from "./load.js";
@@ -24,4 +25,5 @@ export type {
   RenderedPrompt,
   RenderOptions,
 } from "./renderer.js";
+export { loadServing, type ServingDirectory } from "./serving.js";
 export { ChatTemplate, type NamedTemplate, strftime } from "./template.js";

@@ -5,7 +5,7 @@
  * @huggingface/jinja.
  */
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
-import type { ChatMessage, Tool } from "../../types/chat.js";
+import type { ChatMessage, Tool } from "../types/chat.js";
 import { ChatTemplateError } from "./errors.js";
 
 /** One variant of a model's template: tokenizer_config may hold several ("default", "tool_use"). */

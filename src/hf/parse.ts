@@ -15,9 +15,9 @@ import {
   THINK_OPEN,
   TOOL_CALL_CLOSE as TOOL_CLOSE,
   TOOL_CALL_OPEN as TOOL_OPEN,
-} from "../../chat/chatml.js";
-import { secureRandomBytes } from "../../random.js";
-import type { ToolCall } from "../../types/chat.js";
+} from "../chat/chatml.js";
+import { secureRandomBytes } from "../random.js";
+import type { ToolCall } from "../types/chat.js";
 import { pythonJsonDumps } from "./pyjson.js";
 
 export interface StreamToolCall {

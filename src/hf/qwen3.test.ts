@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { Tokenizer } from "@huggingface/tokenizers";
-import type { ChatMessage, Tool } from "../../types/chat.js";
+import type { ChatMessage, Tool } from "../types/chat.js";
 import { type ChatRenderer, loadRenderer, loadRendererSync, PrefixMismatchError } from "./index.js";
 
 // The package's exports map hides package.json, but exposes the tokenizer file itself.

@@ -4,7 +4,7 @@
  * and the sampled completion ids instead of re-tokenizing text the model produced.
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
-import type { ChatMessage, Tool } from "../../types/chat.js";
+import type { ChatMessage, Tool } from "../types/chat.js";
 import type { CachedEncoder } from "./encoder.js";
 import { PrefixMismatchError } from "./errors.js";
 import {

@@ -1,0 +1,264 @@
+"""The trainer role (PROTOCOL.md, "Trainer methods"): one model, its optimizer and its gradients.
+
+`Trainer` is plain Python over tensors (the tests drive it directly); `register(server)` puts its
+methods on the RPC server, reading and writing the tensor files of the exchange directory.
+
+forward_backward, per call: every row's position 0 is masked out (nothing predicts it); rows are
+packed into micro-batches (packing.py); each micro-batch runs forward (logprobs.py), computes its
+part of the loss under the *call's* denominators (loss.py) and runs backward, so gradients add up
+to ∂L/∂θ of the whole call and accumulate across calls until optim_step. The proximal policy
+log π_old is `sampling` (log μ), `current` (this forward's own logprobs, detached) or `given`.
+The KL reference is the starting weights: for LoRA the base model with the adapter disabled, for
+full fine-tuning a frozen copy of the base model, made when a KL loss first asks.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import random
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import Tensor
+
+from rllm_worker import checkpoint
+from rllm_worker.logprobs import token_logprobs
+from rllm_worker.loss import LossBatch, LossMetrics, batch_loss, parse_loss_spec
+from rllm_worker.model import is_lora, load_model
+from rllm_worker.packing import check_rows, micro_batches, row_starts
+from rllm_worker.rpc import ProtocolError, Server
+
+PROXIMAL = ("sampling", "current", "given")
+INIT_KEYS = ("model", "device", "dtype", "seed", "lora", "adapter", "gradientCheckpointing", "microBatchTokens", "logprobChunkTokens")
+OPTIM_KEYS = ("lr", "beta1", "beta2", "eps", "weightDecay", "maxGradNorm")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+class Trainer:
+    def __init__(self, params: dict):
+        missing = [k for k in INIT_KEYS if k not in params]
+        if missing:
+            raise ProtocolError(f"init needs {', '.join(missing)}")
+        if isinstance(params["seed"], bool) or not isinstance(params["seed"], int):
+            raise ValueError(f"init: seed must be an integer, got {params['seed']!r}")
+        for key in ("microBatchTokens", "logprobChunkTokens"):
+            if not isinstance(params[key], int) or params[key] < 1:
+                raise ValueError(f"init: {key} must be an integer ≥ 1, got {params[key]!r}")
+        self.params = dict(params)
+        seed_everything(int(params["seed"]))
+        loaded = load_model(
+            params["model"], params["device"], params["dtype"], lora=params["lora"], adapter=params["adapter"],
+            gradient_checkpointing=bool(params["gradientCheckpointing"]),
+        )
+        self.model, self.info, self.source_dir = loaded.model, loaded.info, loaded.source_dir
+        self.device = params["device"]
+        self.lora = is_lora(self.model)
+        self.trainable = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(self.trainable, lr=0.0, fused=self.device == "cuda")
+        self.step = 0
+        self._loaded = False  # weights came from a checkpoint (then the KL reference reloads the base)
+        self._reference: torch.nn.Module | None = None
+
+    # ── logprobs ─────────────────────────────────────────────────────────────────────────────
+    def _micro_batches(self, tokens: Tensor, lengths: Tensor):
+        check_rows(tokens, lengths, self.info["vocabSize"], self.info["maxSeqLen"])
+        return micro_batches(tokens, lengths, self.params["microBatchTokens"], self.device)
+
+    def _logprobs(self, model, mb, grad: bool) -> tuple[Tensor, Tensor]:
+        return token_logprobs(model, mb.input_ids, mb.position_ids, self.params["logprobChunkTokens"], grad)
+
+    @torch.no_grad()
+    def compute_logprobs(self, tokens: Tensor, lengths: Tensor) -> Tensor:
+        """log π_θ of every token (flat like `tokens`, 0 at each row's position 0), float32."""
+        self.model.eval()
+        out = torch.zeros(tokens.numel(), dtype=torch.float32)
+        for mb in self._micro_batches(tokens, lengths):
+            lp, _ = self._logprobs(self.model, mb, grad=False)
+            out[mb.flat_index.cpu()] = lp.float().cpu()
+        return out
+
+    @torch.no_grad()
+    def _reference_logprobs(self, mb) -> Tensor:
+        if self.lora:
+            with self.model.disable_adapter():
+                return self._logprobs(self.model, mb, grad=False)[0]
+        if self._reference is None:
+            if self.step == 0 and not self._loaded:  # still the starting weights: copy them
+                self._reference = copy.deepcopy(self.model).requires_grad_(False)
+            else:
+                p = self.params
+                self._reference = load_model(p["model"], p["device"], p["dtype"], trainable=False).model
+            self._reference.eval()
+        return self._logprobs(self._reference, mb, grad=False)[0]
+
+    # ── training ─────────────────────────────────────────────────────────────────────────────
+    def forward_backward(self, batch: dict[str, Tensor], loss: dict, denominators: dict, proximal: str) -> dict:
+        spec = parse_loss_spec(loss)
+        if "tokens" not in batch or "lengths" not in batch:
+            raise ValueError("forward_backward needs tensors tokens and lengths (int32, flat rows)")
+        tokens, lengths = batch["tokens"], batch["lengths"]
+        if proximal not in PROXIMAL:
+            raise ValueError(f"proximal must be one of {', '.join(PROXIMAL)}, got {proximal!r}")
+        fields = ["loss_mask", "advantages", "sampling_logprobs"] + (["proximal_logprobs"] if proximal == "given" else [])
+        for key in fields:
+            t = batch.get(key)
+            if t is None or t.dtype != torch.float32 or t.shape != tokens.shape:
+                raise ValueError(f"forward_backward needs tensor {key}: float32, one entry per token ({tokens.numel()})")
+        n_tokens, n_rows = _denominators(denominators)
+        micro = self._micro_batches(tokens, lengths)  # checks the rows first
+        mask = batch["loss_mask"].clone()
+        mask[row_starts(lengths.long())] = 0  # position 0 takes no part
+        on_device = lambda t: t.to(self.device)  # noqa: E731
+        metrics = LossMetrics(spec)
+        total, mask_sum = 0.0, float(mask.sum())
+        self.model.train()
+        for mb in micro:
+            idx = mb.flat_index.cpu()
+            ref = self._reference_logprobs(mb) if spec.kl_coef > 0 else None
+            lp, ent = self._logprobs(self.model, mb, grad=True)
+            if proximal == "given":
+                old = on_device(batch["proximal_logprobs"][idx])
+            else:  # log μ (None: the loss falls back to sampling), or this forward's own logprobs
+                old = lp.detach() if proximal == "current" else None
+            b = LossBatch(
+                logprobs=lp, entropy=ent, sampling=on_device(batch["sampling_logprobs"][idx]),
+                advantages=on_device(batch["advantages"][idx]), mask=on_device(mask[idx]),
+                row_ids=mb.row_ids, n_rows=len(mb.rows), proximal=old, ref=ref,
+            )
+            part = batch_loss(spec, b, n_tokens, n_rows, metrics)
+            if part.requires_grad:
+                part.backward()
+            total += part.item()
+        return {"loss": total, "metrics": metrics.result(total, mask_sum, int(lengths.numel()))}
+
+    def optim_step(self, params: dict) -> dict:
+        for key in OPTIM_KEYS:
+            v = params.get(key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"optim_step: {key} must be a finite number ≥ 0, got {v!r}")
+        for group in self.optimizer.param_groups:
+            group.update(lr=params["lr"], betas=(params["beta1"], params["beta2"]), eps=params["eps"],
+                         weight_decay=params["weightDecay"])
+        max_norm = params["maxGradNorm"] if params["maxGradNorm"] > 0 else math.inf
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, max_norm)  # the norm before clipping
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.step += 1
+        return {"gradNorm": float(grad_norm), "step": self.step}
+
+    def gradients(self) -> dict[str, Tensor]:
+        """The accumulated gradient of each trainable parameter (zeros before any), float32."""
+        return {
+            name: (p.grad if p.grad is not None else torch.zeros_like(p)).detach().float().cpu().contiguous()
+            for name, p in self.model.named_parameters() if p.requires_grad
+        }
+
+    def export_weights(self, directory: str) -> str:
+        """The trainable weights for the sampler: LoRA the adapter, full every parameter by its
+        state_dict name in model.safetensors. Returns the kind."""
+        os.makedirs(directory, exist_ok=True)
+        if self.lora:
+            self.model.save_pretrained(directory)
+            return "lora"
+        seen: set[int] = set()
+        tensors = {}
+        for name, t in self.model.state_dict().items():
+            t = t.detach().cpu()
+            tensors[name] = t.clone() if t.data_ptr() in seen else t.contiguous()  # tied weights share storage
+            seen.add(t.data_ptr())
+        save_file(tensors, os.path.join(directory, "model.safetensors"))
+        return "full"
+
+    def save(self, directory: str) -> list[str]:
+        return checkpoint.save(self, directory)
+
+    def load(self, directory: str) -> int:
+        self._loaded = True
+        self._reference = None
+        return checkpoint.load(self, directory)
+
+
+def _denominators(d: dict) -> tuple[float, float]:
+    if not isinstance(d, dict) or any(
+        isinstance(d.get(k), bool) or not isinstance(d.get(k), (int, float)) or d.get(k) < 0 for k in ("tokens", "rows")
+    ):
+        raise ValueError(f"denominators must be {{tokens: number ≥ 0, rows: number ≥ 0}}, got {d!r}")
+    return float(d["tokens"]), float(d["rows"])
+
+
+def _tensors(params: dict) -> dict[str, Tensor]:
+    path = params.get("tensors")
+    if not isinstance(path, str):
+        raise ProtocolError("params.tensors must name a safetensors file in the exchange directory")
+    return load_file(path)
+
+
+def _string(params: dict, key: str) -> str:
+    if not isinstance(params.get(key), str):
+        raise ProtocolError(f"params.{key} must be a string")
+    return params[key]
+
+
+def register(server: Server) -> None:
+    """The trainer's methods on `server`."""
+    state: dict[str, Trainer] = {}
+
+    def trainer() -> Trainer:
+        if "t" not in state:
+            raise RuntimeError("the trainer has no model yet: call init first")
+        return state["t"]
+
+    @server.method("init")
+    def _init(params, _id):
+        state.pop("t", None)
+        state["t"] = Trainer(params)
+        info = state["t"].info
+        server.event("log", message=f"trainer: {info['architecture']}, {info['numParams']:,} parameters "
+                                    f"({info['trainableParams']:,} trainable), {info['dtype']} on {info['device']}")
+        return state["t"].info
+
+    @server.method("forward_backward")
+    def _forward_backward(params, _id):
+        for key in ("loss", "denominators", "proximal"):
+            if key not in params:
+                raise ProtocolError(f"forward_backward needs params.{key}")
+        return trainer().forward_backward(_tensors(params), params["loss"], params["denominators"], params["proximal"])
+
+    @server.method("optim_step")
+    def _optim_step(params, _id):
+        return trainer().optim_step(params)
+
+    @server.method("compute_logprobs")
+    def _compute_logprobs(params, _id):
+        t = _tensors(params)
+        if "tokens" not in t or "lengths" not in t:
+            raise ValueError("compute_logprobs needs tensors tokens and lengths")
+        path = server.exchange_path("logprobs")
+        save_file({"logprobs": trainer().compute_logprobs(t["tokens"], t["lengths"])}, path)
+        return {"tensors": path}
+
+    @server.method("gradients")
+    def _gradients(params, _id):
+        path = server.exchange_path("gradients")
+        save_file(trainer().gradients(), path)
+        return {"tensors": path}
+
+    @server.method("export_weights")
+    def _export(params, _id):
+        return {"kind": trainer().export_weights(_string(params, "dir"))}
+
+    @server.method("save")
+    def _save(params, _id):
+        return {"files": trainer().save(_string(params, "dir"))}
+
+    @server.method("load")
+    def _load(params, _id):
+        return {"step": trainer().load(_string(params, "dir"))}
