@@ -135,6 +135,7 @@ export async function launchSampler(
           seed: config.seed,
           adapter: start.adapter,
           maxBatch: config.sampler.maxBatch,
+          weightVersion: start.weightVersion,
         },
         { timeoutMs },
       ),
