@@ -156,6 +156,19 @@ describe("training: a full fine-tune of a tiny Qwen3", () => {
       assert.equal(again.step, 1);
       assert.equal(again.weightVersion, 1);
       assert.deepEqual(await again.computeLogprobs(batch), stepped);
+      // resuming (create from the latest step, then load it) keeps the run's KL reference: the
+      // model it started from, not the step it resumed at
+      await again.load(ckpt);
+      const kl = LossSpecSchema.parse({ kind: "importance_sampling", kl: { coef: 0.5 } });
+      const a = await again.forwardBackward(batch, kl);
+      const b = await backend.forwardBackward(batch, kl);
+      assert.ok(a.metrics["loss/kl_mean"]! > 0);
+      assert.equal(a.metrics["loss/kl_mean"], b.metrics["loss/kl_mean"]);
+      assert.equal(a.loss, b.loss);
+      await again.optimStep({ lr: 0 });
+      const resaved = join(tmp, "resaved");
+      await again.save(resaved);
+      assert.equal((await readTorchManifest(resaved)).reference.model, model);
     } finally {
       await again.close();
     }

@@ -25,7 +25,7 @@
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { type LossSpec, LossSpecSchema } from "../../algorithms/loss.js";
 import type { Datum } from "../../types/index.js";
 import { CheckpointError } from "../checkpoint/checkpoint.js";
@@ -111,6 +111,29 @@ function originOf(config: TorchBackendConfig, dir?: string, m?: TorchManifest): 
     : { kind: "lora", baseModel: m.baseModel, model: m.baseModel, adapter: dir, lora: m.lora };
 }
 
+/** `init` on the trainer: `model` (and the origin's LoRA settings and adapter) on its device. */
+async function initTrainer(
+  trainer: WorkerProcess,
+  config: TorchBackendConfig,
+  o: Pick<Origin, "lora" | "adapter">,
+  model: string,
+): Promise<InitResult> {
+  const device = resolveDevice(config.device, trainer.hello!);
+  const params = {
+    model,
+    device,
+    dtype: resolveDtype(config.dtype, device),
+    seed: config.seed,
+    lora: o.lora,
+    adapter: o.adapter,
+    gradientCheckpointing: config.gradientCheckpointing,
+    microBatchTokens: config.microBatchTokens,
+    logprobChunkTokens: config.logprobChunkTokens,
+  };
+  const timeoutMs = config.timeouts.callS * 1000;
+  return parseInit(await trainer.call("init", params, { timeoutMs }), "trainer");
+}
+
 export class TorchBackend implements TrainingBackend {
   readonly name = "torch";
   readonly capabilities = TORCH_CAPABILITIES;
@@ -125,6 +148,11 @@ export class TorchBackend implements TrainingBackend {
   private samplerWeights:
     | { from: "model"; model: string; adapter: string | null }
     | { from: "export"; dir: string; kind: "full" | "lora" };
+  /**
+   * The KL reference as the worker holds it: LoRA's is the base (the adapter disabled), full
+   * fine-tuning's the model init loaded; load() of a checkpoint with another one re-inits on it.
+   */
+  private reference: string;
   private exports = 0;
   private samplerServer: TorchSampler | undefined;
   private samplerStarting: Promise<TorchSampler> | undefined;
@@ -143,6 +171,7 @@ export class TorchBackend implements TrainingBackend {
     this.version = weightVersion;
     this.optimizerStep = step;
     this.samplerWeights = { from: "model", model: origin.model, adapter: origin.adapter };
+    this.reference = origin.kind === "lora" ? origin.baseModel : origin.model;
   }
 
   /** Starts the trainer worker on the section's model or checkpoint. */
@@ -164,25 +193,7 @@ export class TorchBackend implements TrainingBackend {
     const trainer = await startWorker(config, "trainer", ctx);
     try {
       const timeoutMs = config.timeouts.callS * 1000;
-      const device = resolveDevice(config.device, trainer.hello!);
-      const info = parseInit(
-        await trainer.call(
-          "init",
-          {
-            model: origin.model,
-            device,
-            dtype: resolveDtype(config.dtype, device),
-            seed: config.seed,
-            lora: origin.lora,
-            adapter: origin.adapter,
-            gradientCheckpointing: config.gradientCheckpointing,
-            microBatchTokens: config.microBatchTokens,
-            logprobChunkTokens: config.logprobChunkTokens,
-          },
-          { timeoutMs },
-        ),
-        "trainer",
-      );
+      const info = await initTrainer(trainer, config, origin, origin.model);
       let step = 0;
       if (dir)
         step = num((await trainer.call("load", { dir }, { timeoutMs })).step, "load", "step");
@@ -418,7 +429,7 @@ export class TorchBackend implements TrainingBackend {
         baseModel: o.baseModel,
         lora: o.lora,
         dtype: this.info.dtype,
-        reference: { model: o.kind === "lora" ? o.baseModel : o.model },
+        reference: { model: this.reference },
       },
       async (tmp) => {
         const r = await this.trainer.call("save", { dir: tmp }, { timeoutMs: this.timeoutMs });
@@ -436,6 +447,7 @@ export class TorchBackend implements TrainingBackend {
       throw new CheckpointError(
         `${root} holds a ${m.kind} fine-tune of ${m.baseModel}${m.lora ? ` (LoRA ${JSON.stringify(m.lora)})` : ""}; this backend trains a ${o.kind} fine-tune of ${o.baseModel}${o.lora ? ` (LoRA ${JSON.stringify(o.lora)})` : ""}: create a backend from it instead`,
       );
+    if (m.reference.model !== this.reference) await this.reinitOn(m.reference.model, root);
     const r = await this.trainer.call("load", { dir: root }, { timeoutMs: this.timeoutMs });
     this.optimizerStep = num(r.step, "load", "step");
     this.gradPending = false;
@@ -448,6 +460,20 @@ export class TorchBackend implements TrainingBackend {
           : { from: "model", model: m.baseModel, adapter: root },
         m.weightVersion,
       );
+  }
+
+  /**
+   * A full fine-tune resumed from a checkpoint whose KL reference is not this backend's (a run
+   * created from its own latest step): init again on that reference, so the worker's frozen
+   * reference is the run's, as on the local backend; load() then restores the weights.
+   */
+  private async reinitOn(reference: string, checkpoint: string): Promise<void> {
+    if (isAbsolute(reference) && !existsSync(reference))
+      throw new CheckpointError(
+        `${checkpoint}'s KL reference policy ${reference} no longer exists; restore it, or create a backend from the checkpoint (which then is its own reference)`,
+      );
+    await initTrainer(this.trainer, this.config, this.origin, reference);
+    this.reference = reference;
   }
 
   async close(): Promise<void> {
