@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import OpenAI from "openai";
 import { post } from "../../testing/harness.js";
 import type { GenerateBatch, GenerateStep, ServingTokenizer } from "../serving/generator.js";
-import { TorchGenerator, TorchSampler } from "./generator.js";
+import { TorchGenerator, TorchSampler, withModelVocab } from "./generator.js";
 import { WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_worker.py");
@@ -121,6 +121,7 @@ test("through the HTTP front end: ids, logprobs, n, seeds, stop strings, streami
     worker: w,
     tokenizer,
     renderChat: (messages) => messages.flatMap((m) => tokenizer.encode(String(m.content))),
+    vocabSize: 64,
     maxSeqLen: 64,
     weightVersion: 0,
     callTimeoutMs: 10_000,
@@ -195,4 +196,17 @@ test("through the HTTP front end: ids, logprobs, n, seeds, stop strings, streami
     await s.close();
   }
   assert.equal(w.alive, false, "the sampler closes its worker");
+});
+
+test("a model vocabulary padded past the tokenizer: padding ids have no text", () => {
+  const small = { ...tokenizer, vocabSize: 28 }; // ids 0..27 known, 28..63 padding
+  const t = withModelVocab(small, 64);
+  assert.equal(t.vocabSize, 64);
+  assert.equal(t.decode([2, 40, 3]), "ab");
+  const s = t.decodeStream();
+  assert.equal(s.push([40]) + s.push([4, 63]), "c");
+  assert.equal(t.tokenText(40), "");
+  assert.deepEqual(t.tokenBytes(40), []);
+  assert.equal(t.tokenText(2), "a");
+  assert.equal(withModelVocab(tokenizer, 64), tokenizer, "nothing to pad: the tokenizer itself");
 });

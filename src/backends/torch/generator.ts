@@ -245,11 +245,37 @@ function applyStop(s: SampledSequence, w: StopWatch): void {
   s.stopReason = w.hit.stop;
 }
 
+/**
+ * The tokenizer as the sampler serves it for a model of `modelVocab` ids. Embeddings are often
+ * padded past the tokenizer (Qwen3: 151936 rows for 151669 tokens) and a sampler can draw a
+ * padding id: such an id has no text (decode skips it, tokenText "", tokenBytes []) instead of
+ * failing the response. Token prompts are checked against the model's vocabulary.
+ */
+export function withModelVocab(t: ServingTokenizer, modelVocab: number): ServingTokenizer {
+  if (modelVocab === t.vocabSize) return t;
+  const known = (ids: readonly number[]) =>
+    ids.every((id) => id < t.vocabSize) ? ids : ids.filter((id) => id < t.vocabSize);
+  return {
+    vocabSize: modelVocab,
+    eosTokenIds: t.eosTokenIds,
+    encode: (text) => t.encode(text),
+    decode: (ids, options) => t.decode(known(ids), options),
+    decodeStream: (options) => {
+      const stream = t.decodeStream(options);
+      return { push: (ids) => stream.push(known(ids)), flush: () => stream.flush() };
+    },
+    tokenText: (id) => (id < t.vocabSize ? t.tokenText(id) : ""),
+    tokenBytes: (id) => (id < t.vocabSize ? t.tokenBytes(id) : []),
+  };
+}
+
 export interface TorchSamplerOptions {
   /** An initialised sampler worker; the sampler owns it (close() closes it). */
   worker: WorkerProcess;
   tokenizer: ServingTokenizer;
   renderChat: ChatRenderer;
+  /** The model's vocabulary size (init's vocabSize). */
+  vocabSize: number;
   maxSeqLen: number;
   weightVersion: number;
   callTimeoutMs: number;
@@ -268,9 +294,10 @@ export class TorchSampler {
   static async start(o: TorchSamplerOptions): Promise<TorchSampler> {
     const c = o.config;
     checkBatchingOptions(c);
+    const tokenizer = withModelVocab(o.tokenizer, o.vocabSize);
     const generator = new TorchGenerator(
       o.worker,
-      o.tokenizer,
+      tokenizer,
       o.maxSeqLen,
       o.callTimeoutMs,
       o.weightVersion,
@@ -278,7 +305,7 @@ export class TorchSampler {
     );
     const server = await SamplerServer.start({
       generator,
-      tokenizer: o.tokenizer,
+      tokenizer,
       renderChat: o.renderChat,
       maxSeqLen: o.maxSeqLen,
       modelName: c.modelName,

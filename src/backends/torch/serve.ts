@@ -145,6 +145,7 @@ export async function launchSampler(
       worker,
       tokenizer: serving.tokenizer,
       renderChat: serving.renderChat,
+      vocabSize: info.vocabSize,
       maxSeqLen: info.maxSeqLen,
       weightVersion: start.weightVersion,
       callTimeoutMs: timeoutMs,

@@ -214,3 +214,26 @@ test("when Node exits, or stops on Ctrl-C with no SIGINT listener, the worker gr
     assert.equal(existsSync(exchange), false, `${how}: the exchange dir is removed`);
   }
 });
+
+test("an onEvent callback that throws fails its call, not the worker", async () => {
+  const w = await startFake("echo");
+  try {
+    await assert.rejects(
+      w.call(
+        "generate",
+        {},
+        {
+          timeoutMs: 5_000,
+          onEvent: () => {
+            throw new RangeError("token id 151909 is outside the tokenizer's vocabulary");
+          },
+        },
+      ),
+      /RangeError: token id 151909/,
+    );
+    assert.ok(w.alive);
+    assert.equal((await w.call("x", {}, { timeoutMs: 5_000 })).method, "x");
+  } finally {
+    await w.close();
+  }
+});

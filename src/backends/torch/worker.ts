@@ -75,7 +75,10 @@ export interface WorkerStartOptions {
 
 export interface CallOptions {
   timeoutMs: number;
-  /** Events that name this call's id (`step` events of a generate). */
+  /**
+   * Events that name this call's id (`step` events of a generate). What it throws fails the call
+   * (when the reply comes), never the RPC stream.
+   */
   onEvent?: (event: Record<string, unknown>) => void;
 }
 
@@ -97,6 +100,8 @@ interface Pending {
   resolve: (result: Record<string, unknown>) => void;
   reject: (e: Error) => void;
   onEvent: ((event: Record<string, unknown>) => void) | undefined;
+  /** What the caller's onEvent threw: the call rejects with it when its reply comes. */
+  eventError?: Error;
   timer: NodeJS.Timeout;
 }
 
@@ -413,7 +418,8 @@ export class WorkerProcess {
     this.pending.delete(m.id as number);
     clearTimeout(p.timer);
     this.refWhileBusy();
-    if (m.error && typeof m.error === "object") {
+    if (p.eventError) p.reject(p.eventError);
+    else if (m.error && typeof m.error === "object") {
       const e = m.error as { type?: unknown; message?: unknown; traceback?: unknown };
       p.reject(
         new WorkerError(
@@ -444,7 +450,14 @@ export class WorkerProcess {
       return;
     }
     const p = typeof m.id === "number" ? this.pending.get(m.id) : undefined;
-    p?.onEvent?.(m); // a step of a call that just ended: dropped (the reply is the truth)
+    // a step of a call that just ended is dropped (the reply is the truth)
+    if (!p?.onEvent || p.eventError) return;
+    try {
+      p.onEvent(m);
+    } catch (e) {
+      // the caller's bug, not the stream's: the call fails with it when the worker answers
+      p.eventError = e instanceof Error ? e : new Error(String(e));
+    }
   }
 
   private malformed(what: string): void {
