@@ -49,8 +49,8 @@ test("the registry lists the local backend first: the default", () => {
   );
   assert.equal(backendDefinition("local").name, "local");
   assert.throws(
-    () => backendDefinition("torch"),
-    /unknown backend "torch"; the backends are local/,
+    () => backendDefinition("tinker"),
+    /unknown backend "tinker"; the backends are local, torch/,
   );
   const c = BackendConfigSchema.parse({ trainWorkers: 1 });
   assert.equal(c.name, "local", "name defaults to the first backend");
@@ -58,12 +58,64 @@ test("the registry lists the local backend first: the default", () => {
 });
 
 test("an unknown backend name is an error naming it and the backends there are", () => {
-  const msg = issues(BackendConfigSchema.safeParse({ name: "torch" }));
-  assert.match(msg, /unknown backend "torch"; the backends are local/);
+  const msg = issues(BackendConfigSchema.safeParse({ name: "tinker" }));
+  assert.match(msg, /unknown backend "tinker"; the backends are local, torch/);
   assert.throws(
-    () => loadConfig({ env: {}, flags: { backend: { name: "torch" } } }),
-    /backend\.name: unknown backend "torch"; the backends are local/,
+    () => loadConfig({ env: {}, flags: { backend: { name: "tinker" } } }),
+    /backend\.name: unknown backend "tinker"; the backends are local, torch/,
   );
+});
+
+test("the torch section parses with its defaults; each backend refuses the other's knobs", () => {
+  const c = BackendConfigSchema.parse({ name: "torch", model: "Qwen/Qwen3-0.6B" });
+  assert.deepEqual(c, {
+    name: "torch",
+    model: "Qwen/Qwen3-0.6B",
+    device: "auto",
+    dtype: "auto",
+    gradientCheckpointing: false,
+    microBatchTokens: 8192,
+    logprobChunkTokens: 1024,
+    seed: 0,
+    timeouts: { startupS: 600, callS: 1800 },
+    sampler: {
+      maxBatch: 64,
+      batchWindowMs: 2,
+      host: "127.0.0.1",
+      port: 0,
+      modelName: "rllm-torch",
+      lanes: 4,
+    },
+  });
+  const lora = BackendConfigSchema.parse({ name: "torch", model: "m", lora: { rank: 8 } });
+  assert.deepEqual(lora.name === "torch" && lora.lora, {
+    rank: 8,
+    alpha: 16,
+    dropout: 0,
+    targetModules: "all-linear",
+  });
+  assert.match(
+    issues(BackendConfigSchema.safeParse({ name: "torch", model: "m", trainWorkers: 2 })),
+    /Unrecognized key: "trainWorkers"/,
+  );
+  assert.match(
+    issues(BackendConfigSchema.safeParse({ name: "local", lora: { rank: 8 } })),
+    /Unrecognized key: "lora"/,
+  );
+  assert.match(
+    issues(BackendConfigSchema.safeParse({ name: "torch", lora: { rank: 0 } })),
+    /lora\.rank/,
+  );
+  assert.match(
+    issues(BackendConfigSchema.safeParse({ name: "torch", sampler: { workers: 2 } })),
+    /Unrecognized key: "workers"/,
+  );
+  assert.match(issues(BackendConfigSchema.safeParse({ name: "torch", device: "tpu" })), /device/);
+  assert.throws(
+    () => loadConfig({ env: {}, flags: { backend: { name: "torch", kernel: "js" } } }),
+    /unknown config key "backend\.kernel"/,
+  );
+  assert.equal(backendDefinition("torch").capabilities.lossKinds.length, 4);
 });
 
 test("a backend registered through the same API is accepted; another backend's knob is refused", () => {
@@ -75,7 +127,7 @@ test("a backend registered through the same API is accepted; another backend's k
   assert.match(issues(schema.safeParse({ name: "local", apiKey: "k" })), /apiKey/);
   assert.match(
     issues(schema.safeParse({ name: "tinker" })),
-    /unknown backend "tinker"; the backends are local, fake/,
+    /unknown backend "tinker"; the backends are local, torch, fake/,
   );
   assert.throws(() => backendConfigSchema([fake, fake]), /backend "fake" is registered twice/);
   // through the config loader, the knob is named with its path
@@ -136,7 +188,13 @@ test("loading the config loads the backends' definitions, not their implementati
       `await import(${JSON.stringify(config)})`,
     ]);
     const loaded = [...new Set(stderr.match(/(?<=\/src\/backends\/)\S+/g))].sort();
-    assert.deepEqual(loaded, ["local/config.ts", "local/index.ts", "registry.ts"]);
+    assert.deepEqual(loaded, [
+      "local/config.ts",
+      "local/index.ts",
+      "registry.ts",
+      "torch/config.ts",
+      "torch/index.ts",
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,9 +12,10 @@
 import { z } from "zod";
 import { localBackend } from "./local/index.js";
 import type { BackendDefinition, BackendSectionSchema } from "./spi.js";
+import { torchBackend } from "./torch/index.js";
 
 /** The backends; the first is the default (`backend.name` omitted). */
-export const BACKENDS = [localBackend] as const;
+export const BACKENDS = [localBackend, torchBackend] as const;
 
 /** The `backend` section: one strict schema per backend, told apart by `name`. */
 export const BackendConfigSchema = backendConfigSchema(BACKENDS);

@@ -301,14 +301,16 @@ describe("flag tables", () => {
       /--db <path> SQLite file for sessions and traces \(default: \$RLLM_HOME\/gateway\/traces\.db\)/,
     );
     const serve = help(registerServeCommand(new Command("model")).commands[0]!);
-    assert.match(serve, new RegExp(`--workers <n> .*\\(default: ${d.backend.sampler.workers}\\)`));
+    assert.equal(d.backend.name, "local", "the default backend");
+    const workers = d.backend.name === "local" ? d.backend.sampler.workers : Number.NaN;
+    assert.match(serve, new RegExp(`--workers <n> .*\\(default: ${workers}\\)`));
     assert.match(serve, /--model <name> served model name \(default: rllm-local\)/);
     // read from the schema, not written in the table
     assert.equal(defaultAt("engine.timeoutSeconds"), d.engine.timeoutSeconds);
     // engine.concurrency has no schema default (train and eval differ): the row states eval's
     assert.equal(defaultAt("engine.concurrency"), undefined);
     assert.deepEqual(choicesAt("model.kind"), UpstreamKindSchema.options);
-    assert.deepEqual(choicesAt("backend.name"), ["local"]);
+    assert.deepEqual(choicesAt("backend.name"), ["local", "torch"]);
     assert.equal(choicesAt("trainer.agent"), undefined);
   });
 

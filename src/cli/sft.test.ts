@@ -139,8 +139,8 @@ describe("rllm sft", () => {
     await fail(["--train-file", "x", "--schedule", "exp"], /schedule/);
     // the choices are the config's backend names (backend.name), checked by the flag itself
     await fail(
-      ["--train-file", "x", "--backend", "torch"],
-      /--backend <name>' argument 'torch' is invalid\. Allowed choices are local/,
+      ["--train-file", "x", "--backend", "tinker"],
+      /--backend <name>' argument 'tinker' is invalid\. Allowed choices are local, torch/,
     );
   });
 });

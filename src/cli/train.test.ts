@@ -131,7 +131,7 @@ describe("rllm train", () => {
       );
     await fail({ loss: "dpo" }, /algorithm\.loss/);
     await fail({ resume: true }, /--resume needs --output DIR/);
-    await fail({ backend: "torch" }, /backend\.name/);
+    await fail({ backend: "tinker" }, /backend\.name/);
     await fail(
       { checkpoint: join(dir, "nope"), output: join(dir, "x") },
       /no checkpoint at .*nope/,

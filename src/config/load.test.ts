@@ -128,7 +128,7 @@ test("the backend section: one strict schema per backend name, local by default"
     /unknown config key "backend\.sampler\.worker" .*did you mean "backend\.sampler\.workers"/,
   );
   assert.throws(
-    () => loadConfig({ env: {}, flags: { backend: { name: "torch" } } }),
+    () => loadConfig({ env: {}, flags: { backend: { name: "tinker" } } }),
     /backend\.name/,
   );
   assert.throws(

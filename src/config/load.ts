@@ -37,6 +37,8 @@ const NON_CONFIG_ENV = new Set([
   "RLLM_NO_PROGRESS",
   "RLLM_DEBUG",
   "RLLM_HF_ENDPOINT",
+  // The torch backend's Python interpreter (backend.python's default).
+  "RLLM_PYTHON",
   // Set by rllm for child-process agents.
   "RLLM_SESSION_ID",
   "RLLM_TASK",

@@ -333,6 +333,11 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
       `${root}/${MANIFEST_FILE} is not valid JSON (${(e as Error).message}); the checkpoint is damaged`,
     );
   }
+  if (isObject(raw) && raw.format !== CHECKPOINT_FORMAT && typeof raw.backend === "string") {
+    throw new CheckpointError(
+      `${root} is a checkpoint of the ${raw.backend} backend, which this loader cannot read; use it with --backend ${raw.backend}`,
+    );
+  }
   if (!isObject(raw) || raw.format !== CHECKPOINT_FORMAT) {
     throw new CheckpointError(
       `${root}/${MANIFEST_FILE} is not an rllm checkpoint manifest (format is not "${CHECKPOINT_FORMAT}")`,

@@ -1,0 +1,87 @@
+/**
+ * What the torch backend accepts and computes: its config section (strict: a knob it does not
+ * have is an error naming it) and its capabilities. Loaded by the config layer through the
+ * registry, so it imports zod and types only — never the worker, a socket or a child process.
+ *
+ * Decided here, once:
+ *   - `model` is a Hugging Face model directory or a Hub id; it may be left out only when
+ *     `checkpoint` (a directory written by save()) names the weights — create() refuses a section
+ *     with neither, naming both keys (not the schema: `rllm eval --checkpoint` serves a checkpoint
+ *     through this section without a model);
+ *   - `device: "auto"` is cuda when the worker sees one, else cpu; `dtype: "auto"` is bfloat16 on
+ *     cuda and float32 on cpu;
+ *   - `lora` absent is full fine-tuning; `lora.alpha` defaults to 2·rank;
+ *   - `python` absent: $RLLM_PYTHON, else <package root>/python/.venv/bin/python when it exists,
+ *     else python3 (worker.ts resolves it at start, not here).
+ */
+import { z } from "zod";
+import type { BackendCapabilities } from "../spi.js";
+
+/** The worker implements src/algorithms/loss.ts whole: every kind, aggregation and option. */
+export const TORCH_CAPABILITIES: BackendCapabilities = {
+  lossKinds: ["cross_entropy", "importance_sampling", "ppo", "cispo"],
+  kl: true,
+  entropyBonus: true,
+  tisCap: true,
+  aggregations: ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean"],
+};
+
+const LoraConfigSchema = z
+  .strictObject({
+    /** r: the rank of each adapter's A·B. */
+    rank: z.number().int().min(1).max(4096),
+    /** α: the adapter's output is scaled by α/r (default 2·rank). */
+    alpha: z.number().positive().optional(),
+    dropout: z.number().min(0).max(1).default(0),
+    /** peft's target_modules: "all-linear" (every linear layer but the head) or module names. */
+    targetModules: z
+      .union([z.literal("all-linear"), z.array(z.string().min(1)).min(1)])
+      .default("all-linear"),
+  })
+  .transform((l) => ({ ...l, alpha: l.alpha ?? 2 * l.rank }));
+export type LoraConfig = z.output<typeof LoraConfigSchema>;
+
+const TimeoutsSchema = z.strictObject({
+  /** Seconds from spawning a worker to its `hello` (imports, CUDA init). */
+  startupS: z.number().positive().default(600),
+  /** Seconds one call may run before the worker is killed (a hung worker never hangs a run). */
+  callS: z.number().positive().default(1800),
+});
+
+const TorchSamplerConfigSchema = z.strictObject({
+  /** Most sequences (prompts × n) in one generate call. */
+  maxBatch: z.number().int().min(1).max(4096).default(64),
+  /** How long the first request of an idle queue waits for others to batch with. */
+  batchWindowMs: z.number().min(0).max(1000).default(2),
+  host: z.string().min(1).default("127.0.0.1"),
+  /** 0: an ephemeral port. */
+  port: z.number().int().min(0).max(65535).default(0),
+  /** The model name the sampler answers to. */
+  modelName: z.string().min(1).default("rllm-torch"),
+  /** Concurrent generate calls in flight; the worker merges them into one running batch. */
+  lanes: z.number().int().min(1).max(64).default(4),
+});
+
+export const TorchBackendConfigSchema = z.strictObject({
+  /** A Hugging Face model directory or Hub id (required unless `checkpoint`). */
+  model: z.string().min(1).optional(),
+  /** Start from this torch checkpoint (a directory written by save()). */
+  checkpoint: z.string().min(1).optional(),
+  device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
+  dtype: z.enum(["auto", "float32", "bfloat16"]).default("auto"),
+  /** LoRA adapters instead of full fine-tuning. */
+  lora: LoraConfigSchema.optional(),
+  /** Recompute activations in the backward pass: less memory, ~30% more compute. */
+  gradientCheckpointing: z.boolean().default(false),
+  /** Most tokens per packed micro-batch of forwardBackward (gradient accumulation beyond). */
+  microBatchTokens: z.number().int().min(16).max(16_777_216).default(8192),
+  /** Tokens per chunk of the head + log-softmax (the fp32 logits never exist whole). */
+  logprobChunkTokens: z.number().int().min(1).max(1_048_576).default(1024),
+  seed: z.number().int().nonnegative().default(0),
+  /** The Python interpreter that runs the worker. */
+  python: z.string().min(1).optional(),
+  timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),
+  sampler: TorchSamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
+});
+export type TorchBackendConfig = z.output<typeof TorchBackendConfigSchema>;
+export type TorchBackendConfigInput = z.input<typeof TorchBackendConfigSchema>;
