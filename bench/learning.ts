@@ -4,10 +4,17 @@
  * a fixed wall-clock budget, `rllm eval` of the last checkpoint, and the curve in between
  * (reward and validation pass@1 per step).
  *
- *   node --import tsx bench/learning.ts [--minutes 15] [--home DIR] [--config FILE] [-- rllm train flags...]
+ *   node --import tsx bench/learning.ts [--minutes 15] [--backend local|torch] [--home DIR]
+ *                                       [--config FILE] [-- rllm train flags...]
  *
  * Prints the before/after pass@1 (the reference is the same held-out set before RL) and writes
- * bench/results/learning.json. Target (issue 6): +20 points absolute within 15 minutes on 2 cores.
+ * bench/results/learning.json (learning-torch.json with --backend torch). Target (issue 6): +20
+ * points absolute within 15 minutes on 2 cores.
+ *
+ * `--backend torch` runs the same job on the torch backend (issue 15): `rllm train countdown
+ * --backend torch` and `rllm eval countdown --backend torch`, both through the countdown recipe for
+ * torch (the local base exported as a Hugging Face directory); the evaluation before RL serves that
+ * recipe's base, the one after it the last checkpoint. Without such a recipe it stops at once.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +29,7 @@ import {
 import { loadConfig } from "../src/config/index.js";
 import type { EvalResults } from "../src/engine/index.js";
 import { ensureCountdownBase } from "../src/recipes/countdown.js";
+import { recipeFor } from "../src/recipes/index.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -35,20 +43,36 @@ const configFile = flag("--config");
 if (home) process.env.RLLM_HOME = home;
 const dash = args.indexOf("--");
 const extra = dash >= 0 ? args.slice(dash + 1) : [];
+const backend = flag("--backend") ?? "local";
+if (backend !== "local" && backend !== "torch") {
+  console.error(`--backend takes local or torch, got ${backend}`);
+  process.exit(2);
+}
+if (extra.includes("--backend")) {
+  console.error(
+    "pass --backend before `--` (bench/learning's own flag), not among rllm train's flags",
+  );
+  process.exit(2);
+}
+if (!recipeFor({ benchmark: "countdown", backend, agent: undefined, dataDir: undefined })) {
+  console.error(
+    `bench/learning --backend ${backend}: this tree has no countdown recipe for the ${backend} backend (rllm train countdown --backend ${backend} from the local countdown base exported as a Hugging Face directory); merge it first`,
+  );
+  process.exit(2);
+}
 
 const results = join(ROOT, "bench", "results");
 const out = join(results, `learning-${Date.now()}`);
 mkdirSync(out, { recursive: true });
 const log = (l: string) => console.error(l);
 
-async function evalCheckpoint(checkpoint: string, name: string): Promise<EvalResults> {
+/** `rllm eval countdown --backend B` of `checkpoint`, or of the recipe's base without one. */
+async function evalCheckpoint(checkpoint: string | undefined, name: string): Promise<EvalResults> {
   const output = join(out, name);
+  const ev = { backend, attempts: 8, output, seed: 0, ...(checkpoint ? { checkpoint } : {}) };
   await runEvalCommand(
     "countdown",
-    loadConfig({
-      env: {},
-      flags: { eval: { backend: "local", checkpoint, attempts: 8, output, seed: 0 } },
-    }),
+    loadConfig({ env: {}, flags: { backend: { name: backend }, eval: ev } }),
   );
   return JSON.parse(readFileSync(join(output, "results.json"), "utf8")) as EvalResults;
 }
@@ -56,7 +80,8 @@ async function evalCheckpoint(checkpoint: string, name: string): Promise<EvalRes
 const t0 = performance.now();
 const base = await ensureCountdownBase({ log });
 const baseSeconds = (performance.now() - t0) / 1000;
-const before = await evalCheckpoint(base, "eval-before");
+// torch: the recipe's base (the local base exported), served by the torch backend
+const before = await evalCheckpoint(backend === "local" ? base : undefined, "eval-before");
 
 // extra flags as `--key value` pairs for trainFlagsToConfig (camelCased keys)
 const parsed: Record<string, unknown> = {};
@@ -71,6 +96,7 @@ for (let i = 0; i < extra.length; i++) {
 }
 const trainOut = join(out, "train");
 const flags: TrainFlags = {
+  backend,
   output: trainOut,
   maxSeconds: minutes * 60,
   ...(parsed as TrainFlags),
@@ -111,6 +137,20 @@ for (const m of rows) {
     `| ${m.step}${m.final ? " (final)" : ""} | ${(m["time/elapsed_s"] ?? lastElapsed(m.step!)).toFixed(0)} | ${Number.isNaN(reward) ? "–" : reward.toFixed(3)} | ${(m["val/pass@1"]! * 100).toFixed(1)}% |`,
   );
 }
+// the curve at whole marks of the budget: the validation nearest each (start, +5, +10, ... min)
+const elapsedOf = (m: Record<string, number>) => m["time/elapsed_s"] ?? lastElapsed(m.step!);
+const marks = Array.from({ length: Math.floor(minutes / 5) + 1 }, (_, i) => i * 5);
+if (rows.length > 0)
+  console.log(
+    `\nval pass@1 at ${marks
+      .map((min) => {
+        const m = rows.reduce((a, b) =>
+          Math.abs(elapsedOf(b) - min * 60) < Math.abs(elapsedOf(a) - min * 60) ? b : a,
+        );
+        return `${min} min: ${(m["val/pass@1"]! * 100).toFixed(1)}% (step ${m.step}, ${elapsedOf(m).toFixed(0)} s)`;
+      })
+      .join("; ")}`,
+  );
 const gain = ((after.score ?? 0) - (before.score ?? 0)) * 100;
 console.log(
   `\nbase model: ${baseSeconds.toFixed(0)} s (0 when cached); RL: ${r.steps} steps in ${trainSeconds.toFixed(0)} s`,
@@ -119,6 +159,6 @@ console.log(
   `rllm eval countdown (200 held-out, 8 attempts, T=1): pass@1 ${((before.score ?? 0) * 100).toFixed(1)}% → ${((after.score ?? 0) * 100).toFixed(1)}%  (${gain >= 0 ? "+" : ""}${gain.toFixed(1)} points; target +20: ${gain >= 20 ? "PASS" : "FAIL"})`,
 );
 writeFileSync(
-  join(results, "learning.json"),
-  `${JSON.stringify({ minutes, flags, baseSeconds, trainSeconds, steps: r.steps, before: before.passAtK, after: after.passAtK, gain, curve }, null, 2)}\n`,
+  join(results, backend === "local" ? "learning.json" : `learning-${backend}.json`),
+  `${JSON.stringify({ backend, minutes, flags, baseSeconds, trainSeconds, steps: r.steps, before: before.passAtK, after: after.passAtK, gain, curve }, null, 2)}\n`,
 );
