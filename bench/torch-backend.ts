@@ -20,9 +20,10 @@
  *   (d) mismatch   for every sampled answer of (c): |sampler logprob − computeLogprobs| per token
  *                  (the trainer and the sampler hold the same weights: saveForSampler after (a)),
  *                  mean and max.
- * Each timed part also records the CPU time of this process (its worker threads included) and of
- * its child processes (the torch workers), so tokens per CPU-second can be compared when the
- * machine is shared, and the CPU other processes used meanwhile (the noise).
+ * Each timed part also records the backend's CPU time (this process, its worker threads included —
+ * the local backend and both HTTP front ends live in it — plus, for torch, the worker processes),
+ * so tokens per CPU-second can be compared when the machine is shared; the CPU other processes
+ * used meanwhile (the noise); and in local parts, what the idle torch workers used.
  *
  * Threads, decided once: `--threads N` (default 2, the cores here) gives the local backend N train
  * workers and N sampler workers, and the torch workers N intra-op threads (OMP_NUM_THREADS and
@@ -92,12 +93,14 @@ const NAMES: readonly Name[] = ["local", "torch"];
 type Metric = "train" | "logprobs" | "sampling";
 const METRICS: readonly Metric[] = ["train", "logprobs", "sampling"];
 
-/** One timed part: tokens, wall ms, CPU ms of ours (process + children), others' CPU ms. */
+/** One timed part: tokens, wall ms, the backend's CPU ms, other processes' CPU ms. */
 interface Timed {
   tokens: number;
   wallMs: number;
   cpuMs: number;
   otherCpuMs: number;
+  /** In a local part: the CPU the (idle) torch workers used meanwhile. */
+  idleChildrenCpuMs?: number;
 }
 interface Mismatch {
   tokens: number;
@@ -122,21 +125,32 @@ function descendants(pid: number): number[] {
   return kids.flatMap((k) => [k, ...descendants(k)]);
 }
 
-/** CPU ms used so far by this process (worker threads included) and its descendants. */
-function ourCpuMs(): number {
+/** CPU ms used so far by this process (worker threads included) and by its descendants. */
+function cpuNow(): { own: number; children: number } {
   const u = process.cpuUsage();
-  const kids = descendants(process.pid).reduce((a, p) => a + (cpuMsOf(p) || 0), 0);
-  return (u.user + u.system) / 1000 + kids;
+  const children = descendants(process.pid).reduce((a, p) => a + (cpuMsOf(p) || 0), 0);
+  return { own: (u.user + u.system) / 1000, children };
 }
 
-async function timed(fn: () => Promise<number>): Promise<Timed> {
+/**
+ * Times `fn` (which returns the tokens it processed). The backend's CPU is this process's (the
+ * local backend lives in it, and both samplers' HTTP front ends) plus, for torch, the workers';
+ * during a local part the torch workers' CPU is kept apart (`idleChildrenCpuMs`: they should idle).
+ */
+async function timed(backend: Name, fn: () => Promise<number>): Promise<Timed> {
   const sys0 = systemCpuMs().busy;
-  const cpu0 = ourCpuMs();
+  const c0 = cpuNow();
   const t0 = performance.now();
   const tokens = await fn();
   const wallMs = performance.now() - t0;
-  const cpuMs = ourCpuMs() - cpu0;
-  return { tokens, wallMs, cpuMs, otherCpuMs: Math.max(0, systemCpuMs().busy - sys0 - cpuMs) };
+  const c1 = cpuNow();
+  const own = c1.own - c0.own;
+  const children = c1.children - c0.children;
+  const cpuMs = backend === "torch" ? own + children : own;
+  const otherCpuMs = Math.max(0, systemCpuMs().busy - sys0 - own - children);
+  return backend === "torch"
+    ? { tokens, wallMs, cpuMs, otherCpuMs }
+    : { tokens, wallMs, cpuMs, otherCpuMs, idleChildrenCpuMs: children };
 }
 
 // ── the batch and the prompts ────────────────────────────────────────────────────────────────
@@ -300,18 +314,18 @@ async function round(
 ): Promise<Round> {
   const order = r % 2 === 0 ? NAMES : [...NAMES].reverse();
   const out = { local: {}, torch: {} } as Record<Name, Partial<Round[Name]>>;
-  for (const n of order) out[n]!.train = await timed(() => train(backends[n], batch, STEPS));
+  for (const n of order) out[n]!.train = await timed(n, () => train(backends[n], batch, STEPS));
   // the samplers serve what the trainers hold, for (d)
   for (const n of order) await backends[n].saveForSampler();
   const tokens = batch.reduce((a, d) => a + d.tokens.length, 0);
   for (const n of order)
-    out[n]!.logprobs = await timed(async () => {
+    out[n]!.logprobs = await timed(n, async () => {
       await backends[n].computeLogprobs(batch);
       return tokens;
     });
   for (const n of order) {
     let samples: Sample[] = [];
-    out[n]!.sampling = await timed(async () => {
+    out[n]!.sampling = await timed(n, async () => {
       samples = await sample(backends[n], r + 1, REQUESTS);
       return samples.reduce((a, s) => a + s.ids.length, 0);
     });
@@ -367,6 +381,13 @@ function report(rounds: Round[], info: Record<string, unknown>): void {
       rows,
     ),
   );
+  const idle = Math.max(
+    ...rounds.flatMap((r) =>
+      METRICS.map((m) => (r.local[m].idleChildrenCpuMs ?? 0) / r.local[m].wallMs),
+    ),
+  );
+  summary.idleTorchCoresMax = idle;
+  console.log(`\nidle torch workers during the local parts: ${idle.toFixed(2)} cores at most`);
   const mm = (n: Name) => ({
     meanAbs: median(rounds.map((r) => r[n].mismatch.meanAbs)),
     maxAbs: Math.max(...rounds.map((r) => r[n].mismatch.maxAbs)),
