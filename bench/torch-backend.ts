@@ -227,7 +227,6 @@ async function sample(b: TrainingBackend, seed: number, requests: number): Promi
     const body = (await res.json()) as {
       choices?: {
         token_ids: number[];
-        prompt_token_ids: number[] | null;
         logprobs: { token_logprobs: number[] };
       }[];
     };
