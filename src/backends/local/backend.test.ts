@@ -299,7 +299,7 @@ describe("LocalBackend", () => {
       const ce = LossSpecSchema.parse({ kind: "cross_entropy" });
       await assert.rejects(
         b.forwardBackward([{ ...d!, tokens: [...d!.tokens.slice(0, -1), 999] }], ce),
-        /token id 999, outside the local model's vocabulary \[0, 264\)/,
+        /token id 999, outside the model's vocabulary \[0, 264\)/,
       );
       await assert.rejects(
         b.forwardBackward([{ ...d!, lossMask: [1] }], ce),
@@ -311,7 +311,7 @@ describe("LocalBackend", () => {
           [{ ...d!, tokens: long, lossMask: long, advantages: long, samplingLogprobs: long }],
           ce,
         ),
-        /60 tokens; the model's maxSeqLen is 48/,
+        /60 tokens; the model's context is 48 \(truncate it, or raise model.maxSeqLen\)/,
       );
       await assert.rejects(b.optimStep({ lr: Number.NaN }), /lr must be a finite number/);
       await b.forwardBackward([d!], ce);

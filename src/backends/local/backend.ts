@@ -18,6 +18,7 @@ import type { LossSpec } from "../../algorithms/loss.js";
 import { LossSpecSchema } from "../../algorithms/loss.js";
 import type { Datum } from "../../types/index.js";
 import { CheckpointError, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { batchDenominators, checkDatums, checkTokenRows, type ModelLimits } from "../datums.js";
 import {
   checkLossSupported,
   type ForwardBackwardOptions,
@@ -212,6 +213,15 @@ export class LocalBackend implements TrainingBackend {
     if (this.closed) throw new Error("the local backend is closed");
   }
 
+  /** The model's limits, as the batch checks (../datums.ts) read them. */
+  private get limits(): ModelLimits {
+    return {
+      vocabSize: this.modelConfig.vocabSize,
+      maxSeqLen: this.modelConfig.maxSeqLen,
+      contextHint: "raise model.maxSeqLen",
+    };
+  }
+
   /** Sends the master weights (and, when asked, the reference) to the train workers. */
   private async syncWorkers(needReference: boolean): Promise<void> {
     const jobs: Promise<unknown>[] = [];
@@ -250,42 +260,10 @@ export class LocalBackend implements TrainingBackend {
     this.assertOpen();
     const loss = LossSpecSchema.parse(lossInput);
     checkLossSupported(this.name, this.capabilities, loss);
-    const maxLen = this.modelConfig.maxSeqLen;
     const proximal = options.proximal ?? "sampling";
-    if (Array.isArray(proximal) && proximal.length !== datums.length)
-      throw new RangeError(
-        `proximal has ${proximal.length} rows for ${datums.length} datums; give one per datum`,
-      );
-    datums.forEach((d, i) => {
-      if (d.tokens.length > maxLen)
-        throw new RangeError(
-          `datum ${i} has ${d.tokens.length} tokens; the model's maxSeqLen is ${maxLen} (truncate it or raise model.maxSeqLen)`,
-        );
-      for (const t of d.tokens)
-        if (!Number.isInteger(t) || t < 0 || t >= this.modelConfig.vocabSize)
-          throw new RangeError(
-            `datum ${i} has token id ${t}, outside the local model's vocabulary [0, ${this.modelConfig.vocabSize})`,
-          );
-      for (const key of ["lossMask", "advantages", "samplingLogprobs"] as const)
-        if (d[key].length !== d.tokens.length)
-          throw new RangeError(
-            `datum ${i}: ${key} has ${d[key].length} entries but tokens has ${d.tokens.length}; they must align`,
-          );
-      if (Array.isArray(proximal) && proximal[i]!.length !== d.tokens.length)
-        throw new RangeError(
-          `proximal row ${i} has ${proximal[i]!.length} entries but tokens has ${d.tokens.length}`,
-        );
-    });
+    checkDatums(datums, this.limits, Array.isArray(proximal) ? proximal : undefined);
     // the whole batch's denominators, so the split between workers changes nothing
-    let tokens = 0;
-    let rows = 0;
-    for (const d of datums) {
-      let m = 0;
-      for (let t = 1; t < d.tokens.length; t++) m += d.lossMask[t]!;
-      tokens += m;
-      if (m > 0) rows++;
-    }
-    const denominators = options.denominators ?? { tokens, rows };
+    const denominators = options.denominators ?? batchDenominators(datums);
     await this.syncWorkers(loss.kl !== undefined);
     const parts = this.split(datums.map((d) => d.tokens.length));
     const replies = await Promise.all(
@@ -331,8 +309,6 @@ export class LocalBackend implements TrainingBackend {
 
   async optimStep(optim: OptimParams): Promise<OptimStepResult> {
     this.assertOpen();
-    if (!(optim.lr >= 0) || !Number.isFinite(optim.lr))
-      throw new RangeError(`optimStep: lr must be a finite number ≥ 0, got ${optim.lr}`);
     const r = this.optimizer.step(this.params, this.grad, optim);
     this.grad.fill(0);
     this.gradPending = false;
@@ -343,12 +319,7 @@ export class LocalBackend implements TrainingBackend {
 
   async computeLogprobs(datums: Pick<Datum, "tokens">[]): Promise<number[][]> {
     this.assertOpen();
-    datums.forEach((d, i) => {
-      if (d.tokens.length > this.modelConfig.maxSeqLen)
-        throw new RangeError(
-          `row ${i} has ${d.tokens.length} tokens; the model's maxSeqLen is ${this.modelConfig.maxSeqLen}`,
-        );
-    });
+    checkTokenRows(datums, this.limits);
     await this.syncWorkers(false);
     const parts = this.split(datums.map((d) => d.tokens.length));
     const out: number[][] = new Array(datums.length);

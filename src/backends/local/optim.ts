@@ -18,6 +18,7 @@
  * Clipping: with ‖g‖ = √(Σ g²) over all parameters and c = maxGradNorm,
  *   g ← g·min(1, c/(‖g‖ + 1e-6))
  */
+import { withOptimDefaults } from "../datums.js";
 import type { OptimParams } from "../spi.js";
 import type { ParamInfo } from "./model.js";
 
@@ -70,11 +71,8 @@ export class AdamW {
     grad: Float32Array,
     o: AdamWParams,
   ): { gradNorm: number; step: number } {
-    const b1 = o.beta1 ?? 0.9;
-    const b2 = o.beta2 ?? 0.95;
-    const eps = o.eps ?? 1e-8;
-    const wd = o.weightDecay ?? 0;
-    const norm = clipGradNorm(grad, o.maxGradNorm ?? 0);
+    const { lr, beta1: b1, beta2: b2, eps, weightDecay: wd, maxGradNorm } = withOptimDefaults(o);
+    const norm = clipGradNorm(grad, maxGradNorm);
     const t = ++this.state.step;
     const c1 = 1 / (1 - b1 ** t);
     const c2 = 1 / (1 - b2 ** t);
@@ -87,8 +85,8 @@ export class AdamW {
       m[i] = mi;
       v[i] = vi;
       let p = param[i]!;
-      if (decay[i] === 1) p -= o.lr * wd * p;
-      param[i] = p - (o.lr * (mi * c1)) / (Math.sqrt(vi * c2) + eps);
+      if (decay[i] === 1) p -= lr * wd * p;
+      param[i] = p - (lr * (mi * c1)) / (Math.sqrt(vi * c2) + eps);
     }
     return { gradNorm: norm, step: t };
   }

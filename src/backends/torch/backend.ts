@@ -30,6 +30,13 @@ import { type LossSpec, LossSpecSchema } from "../../algorithms/loss.js";
 import type { Datum } from "../../types/index.js";
 import { CheckpointError } from "../checkpoint/checkpoint.js";
 import {
+  batchDenominators,
+  checkDatums,
+  checkTokenRows,
+  type ModelLimits,
+  withOptimDefaults,
+} from "../datums.js";
+import {
   type BackendContext,
   checkLossSupported,
   type ForwardBackwardOptions,
@@ -266,20 +273,13 @@ export class TorchBackend implements TrainingBackend {
     return this.samplerStarting;
   }
 
-  /** Refuses datums the model cannot take, naming the datum and the knob. */
-  private checkTokens(datums: readonly Pick<Datum, "tokens">[]): void {
-    const { vocabSize, maxSeqLen } = this.info;
-    datums.forEach((d, i) => {
-      if (d.tokens.length > maxSeqLen)
-        throw new RangeError(
-          `datum ${i} has ${d.tokens.length} tokens; the model's context is ${maxSeqLen} (truncate it, or use a model with a longer max_position_embeddings)`,
-        );
-      for (const t of d.tokens)
-        if (!Number.isInteger(t) || t < 0 || t >= vocabSize)
-          throw new RangeError(
-            `datum ${i} has token id ${t}, outside the model's vocabulary [0, ${vocabSize})`,
-          );
-    });
+  /** The model's limits, as the batch checks (../datums.ts) read them. */
+  private get limits(): ModelLimits {
+    return {
+      vocabSize: this.info.vocabSize,
+      maxSeqLen: this.info.maxSeqLen,
+      contextHint: "use a model with a longer max_position_embeddings",
+    };
   }
 
   async forwardBackward(
@@ -292,32 +292,8 @@ export class TorchBackend implements TrainingBackend {
     checkLossSupported(this.name, this.capabilities, loss);
     const proximal = options.proximal ?? "sampling";
     const given = Array.isArray(proximal) ? proximal : undefined;
-    if (given && given.length !== datums.length)
-      throw new RangeError(
-        `proximal has ${given.length} rows for ${datums.length} datums; give one per datum`,
-      );
-    this.checkTokens(datums);
-    datums.forEach((d, i) => {
-      for (const key of ["lossMask", "advantages", "samplingLogprobs"] as const)
-        if (d[key].length !== d.tokens.length)
-          throw new RangeError(
-            `datum ${i}: ${key} has ${d[key].length} entries but tokens has ${d.tokens.length}; they must align`,
-          );
-      if (given && given[i]!.length !== d.tokens.length)
-        throw new RangeError(
-          `proximal row ${i} has ${given[i]!.length} entries but tokens has ${d.tokens.length}`,
-        );
-    });
+    checkDatums(datums, this.limits, given);
     if (datums.length === 0) return { loss: 0, metrics: { "loss/tokens": 0, "loss/rows": 0 } };
-    // the whole batch's denominators (position 0 of a row is predicted by nothing)
-    let tokens = 0;
-    let rows = 0;
-    for (const d of datums) {
-      let m = 0;
-      for (let t = 1; t < d.tokens.length; t++) m += d.lossMask[t]!;
-      tokens += m;
-      if (m > 0) rows++;
-    }
     const flat = (key: "tokens" | "lossMask" | "advantages" | "samplingLogprobs") =>
       flatRows(datums.map((d) => d[key])).values;
     const { lengths } = flatRows(datums.map((d) => d.tokens));
@@ -326,7 +302,7 @@ export class TorchBackend implements TrainingBackend {
       "forward_backward",
       {
         loss,
-        denominators: options.denominators ?? { tokens, rows },
+        denominators: options.denominators ?? batchDenominators(datums),
         proximal: given ? "given" : proximal,
       },
       {
@@ -348,19 +324,12 @@ export class TorchBackend implements TrainingBackend {
 
   async optimStep(optim: OptimParams): Promise<OptimStepResult> {
     this.assertOpen();
-    if (!(optim.lr >= 0) || !Number.isFinite(optim.lr))
-      throw new RangeError(`optimStep: lr must be a finite number ≥ 0, got ${optim.lr}`);
     const r = await this.trainer.call(
       "optim_step",
+      { ...withOptimDefaults(optim) },
       {
-        lr: optim.lr,
-        beta1: optim.beta1 ?? 0.9,
-        beta2: optim.beta2 ?? 0.95,
-        eps: optim.eps ?? 1e-8,
-        weightDecay: optim.weightDecay ?? 0,
-        maxGradNorm: optim.maxGradNorm ?? 0,
+        timeoutMs: this.timeoutMs,
       },
-      { timeoutMs: this.timeoutMs },
     );
     this.gradPending = false;
     const gradNorm = num(r.gradNorm, "optim_step", "gradNorm");
@@ -370,7 +339,7 @@ export class TorchBackend implements TrainingBackend {
 
   async computeLogprobs(datums: Pick<Datum, "tokens">[]): Promise<number[][]> {
     this.assertOpen();
-    this.checkTokens(datums);
+    checkTokenRows(datums, this.limits);
     if (datums.length === 0) return [];
     const { values, lengths } = flatRows(datums.map((d) => d.tokens));
     const { tensors } = await callWithTensors(
