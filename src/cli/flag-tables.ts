@@ -461,14 +461,27 @@ export const GATEWAY_FLAGS = [
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 
-/** `rllm model serve`: its flags are the local backend's sampler knobs (it reads no config file). */
+/**
+ * `rllm model serve`: a backend's sampler knobs (it reads no config file; RLLM_* variables apply).
+ * A knob of one backend alone is refused with the other, as in train.
+ */
 export const SERVE_FLAGS = [
+  { flag: "--backend <name>", path: "backend.name", help: "the backend that serves" },
   {
     flag: "--checkpoint <dir>",
-    help: "local-backend checkpoint directory (default: an untrained model)",
+    path: "backend.checkpoint",
+    help: "a checkpoint of the backend (default: local, an untrained model; torch, --model)",
   },
   {
+    flag: "--model <dir|hub-id>",
+    path: "backend.model",
+    backend: "torch",
+    help: "the Hugging Face model to serve without --checkpoint: a model directory or Hub id (--backend torch)",
+  },
+  TORCH_DEVICE,
+  {
     flag: "--port <port>",
+    path: "backend.sampler.port",
     parse: intIn(0, 65535),
     required: true,
     help: "port to listen on (0: any free port)",
@@ -478,15 +491,22 @@ export const SERVE_FLAGS = [
     flag: "--workers <n>",
     path: "backend.sampler.workers",
     parse: intIn(1, 256),
-    help: "worker threads, one model replica each",
+    backend: "local",
+    help: "worker threads, one model replica each (--backend local)",
   },
   {
     flag: "--seed <seed>",
     path: "backend.seed",
     parse: intIn(0, 2 ** 32 - 1),
-    help: "init seed of the untrained model (without --checkpoint)",
+    backend: "local",
+    help: "init seed of the untrained model (--backend local without --checkpoint)",
   },
-  { flag: "--model <name>", path: "backend.sampler.modelName", help: "served model name" },
+  {
+    flag: "--served-model-name <name>",
+    path: "backend.sampler.modelName",
+    default: "rllm-<backend>",
+    help: "the model name the server answers to",
+  },
 ] as const satisfies readonly FlagRow[];
 
 /** `rllm model setup`: the stored provider's fields (not config keys). */

@@ -330,7 +330,8 @@ describe("flag tables", () => {
     assert.equal(d.backend.name, "local", "the default backend");
     const workers = d.backend.name === "local" ? d.backend.sampler.workers : Number.NaN;
     assert.match(serve, new RegExp(`--workers <n> .*\\(default: ${workers}\\)`));
-    assert.match(serve, /--model <name> served model name \(default: rllm-local\)/);
+    assert.match(serve, /--served-model-name <name> .*\(default: rllm-<backend>\)/);
+    assert.match(serve, /--device <device> .*\(default: auto\) \(choices: "auto", "cpu", "cuda"\)/);
     // read from the schema, not written in the table
     assert.equal(defaultAt("engine.timeoutSeconds"), d.engine.timeoutSeconds);
     // engine.concurrency has no schema default (train and eval differ): the row states eval's

