@@ -105,8 +105,12 @@ export async function runSftCommand(
     throw new ConfigError(
       `--backend ${name}: rllm sft renders rows for the ${Object.keys(SETUPS).join(" and ")} backends`,
     );
-  const output = sft.output ?? join("runs", `sft-${runStamp()}`);
   const { checkpoint } = config.backend;
+  if (name === "torch" && !config.backend.model && !checkpoint)
+    throw new ConfigError(
+      "rllm sft --backend torch needs --model DIR|HUB_ID (the Hugging Face model to fine-tune) or --checkpoint DIR (one a torch run saved)",
+    );
+  const output = sft.output ?? join("runs", `sft-${runStamp()}`);
   const backend = await backendDefinition(name).create(
     { ...config.backend, checkpoint: checkpoint && resolveCheckpoint(checkpoint) },
     { log: io.log },
