@@ -251,7 +251,10 @@ export function addFlags(cmd: Command, rows: readonly FlagRow[]): Command {
 }
 
 function flagOption(row: FlagRow): Option {
-  const shown = row.default ?? (row.path ? shownDefault(defaultAt(row.path)) : undefined);
+  // a required flag has no default to show, whatever the schema's at its key
+  const shown = row.required
+    ? undefined
+    : (row.default ?? (row.path ? shownDefault(defaultAt(row.path)) : undefined));
   const o = new Option(
     row.flag,
     shown === undefined ? row.help : `${row.help} (default: ${shown})`,
