@@ -1,6 +1,6 @@
 /** `rllm eval <benchmark>`: run an agent over a benchmark through the gateway and grade it. */
 
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { backendDefinition } from "../backends/registry.js";
@@ -43,6 +43,8 @@ import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./fla
 import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
+type TorchSection = Extract<RllmConfig["backend"], { name: "torch" }>;
+
 /** The parsed flags of `rllm eval` (its table: EVAL_FLAGS in flag-tables.ts). */
 type EvalFlags = FlagValues<typeof EVAL_FLAGS>;
 
@@ -84,8 +86,9 @@ function selectTasks(
 
 /**
  * Serves a checkpoint in process for `rllm eval --backend NAME` (or `--checkpoint` alone): the one
- * --checkpoint (eval.checkpoint) names, else the backend section's `checkpoint`, else the recipe's
- * base model. Returns it with the directory served.
+ * --checkpoint (eval.checkpoint) names, else the backend section's `checkpoint`, else the torch
+ * section's `model` as it is (--backend torch --model M), else the recipe's base model. Returns it
+ * with the directory (or Hub id) served.
  */
 async function serveCheckpoint(
   backend: string,
@@ -103,6 +106,9 @@ async function serveCheckpoint(
     throw new ConfigError(
       `--backend ${backend}, but the config's backend section is ${config.backend.name}'s; make them agree`,
     );
+  const { backend: section } = config;
+  if (section.name === "torch" && section.model && !config.eval.checkpoint && !section.checkpoint)
+    return serveTorchModel(section);
   const log = createLog().info;
   const given = config.eval.checkpoint ?? config.backend.checkpoint;
   const dir = given ? resolveCheckpoint(given) : await recipe?.baseCheckpoint({ log });
@@ -115,6 +121,17 @@ async function serveCheckpoint(
     `rllm eval: serving ${resolve(dir)} (weight version ${served.weightVersion}) at ${served.baseURL}`,
   );
   return { ...served, dir: resolve(dir) };
+}
+
+/** `rllm eval --backend torch --model M` without a checkpoint: M itself, weight version 0. */
+async function serveTorchModel(section: TorchSection): Promise<ServedCheckpoint & { dir: string }> {
+  const log = createLog().info;
+  const { name: _name, ...config } = section;
+  const model = config.model!;
+  const { serveTorchModel: serve } = await import("../backends/torch/serve.js");
+  const served = await serve(model, config, { log });
+  log(`rllm eval: serving ${model} (not a checkpoint: its own weights) at ${served.baseURL}`);
+  return { ...served, dir: existsSync(model) ? resolve(model) : model };
 }
 
 /** Runs the eval; returns the process exit code (0 done, 1 nothing scored, 130 cancelled). */

@@ -6,11 +6,13 @@
  *
  * README.md lists each command's flags; flags.test.ts fails when a list and its table disagree.
  */
+import { TorchBackendConfigSchema } from "../backends/torch/config.js";
 import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
 import { RL_DEFAULT_LR } from "../trainer/trainer.js";
 import {
+  configuredBackend,
   defaultAt,
   defaultGatewayStore,
   type FlagRow,
@@ -20,10 +22,41 @@ import {
   parseSamplingParams,
   parseUpstream,
   port,
+  runBackend,
   UPSTREAM_KIND,
 } from "./flags.js";
 
 const CONFIG = { flag: "--config <file>", help: "YAML or JSON config file" } as const;
+
+const TORCH_DEVICE = {
+  flag: "--device <device>",
+  path: "backend.device",
+  backend: "torch",
+  default: TorchBackendConfigSchema.shape.device.parse(undefined),
+  help: "where the torch worker runs: auto is cuda when there is one (--backend torch)",
+} as const satisfies FlagRow;
+
+/** The torch backend's knobs of `rllm train` and `rllm sft` (with another backend: an error). */
+const TORCH_TRAIN_FLAGS = [
+  {
+    flag: "--model <dir|hub-id>",
+    path: "backend.model",
+    backend: "torch",
+    help: "the Hugging Face model to train: a model directory or Hub id (--backend torch)",
+  },
+  {
+    flag: "--lora-rank <r>",
+    path: "backend.lora.rank",
+    parse: int,
+    backend: "torch",
+    help: "train LoRA adapters of rank r instead of every weight (--backend torch)",
+  },
+  TORCH_DEVICE,
+] as const satisfies readonly FlagRow[];
+
+/** Whether `rllm eval` serves a torch model itself (--backend torch, or --checkpoint on torch). */
+const evalServesTorch = (f: Readonly<Record<string, unknown>>): boolean =>
+  (f.backend !== undefined || f.checkpoint !== undefined) && runBackend(f).name === "torch";
 
 /** train's loss flags build one algorithm.loss; alone, a clip or KL flag tunes the default (ppo). */
 const lossKnob =
@@ -45,6 +78,7 @@ export const TRAIN_FLAGS = [
     path: "backend.checkpoint",
     help: "start from this checkpoint (default: the recipe's base model)",
   },
+  ...TORCH_TRAIN_FLAGS,
   {
     flag: "--agent <file[#export]>",
     path: "trainer.agent",
@@ -172,7 +206,13 @@ export const EVAL_FLAGS = [
     path: "model.baseUrl",
     help: "OpenAI-compatible base URL of the model (else the stored provider)",
   },
-  { flag: "--model <name>", path: "model.name", help: "model name" },
+  {
+    flag: "--model <name>",
+    path: "model.name",
+    to: (name: string, f) =>
+      evalServesTorch(f) ? { backend: { model: name } } : { model: { name } },
+    help: "model name; with --backend torch, the Hugging Face model to serve (a directory or Hub id)",
+  },
   { flag: "--api-key <key>", path: "model.apiKey", help: "API key for the model server" },
   {
     flag: "--upstream-kind <kind>",
@@ -290,13 +330,23 @@ export const EVAL_FLAGS = [
   {
     flag: "--backend <name>",
     path: "eval.backend",
-    help: "local: serve a local-backend checkpoint in process (no model server)",
+    // the backend section too, unless the config file or the environment names another
+    to: (name: string, f) => {
+      const named = configuredBackend(f.config as string | undefined);
+      if (named && named.name !== name)
+        throw new ConfigError(
+          `--backend ${name}, but ${named.where} names backend ${named.name}; make them agree`,
+        );
+      return { eval: { backend: name }, backend: { name } };
+    },
+    help: "serve the model in process on this backend (no model server): a --checkpoint, the torch backend's --model, or the recipe's base model",
   },
   {
     flag: "--checkpoint <dir>",
     path: "eval.checkpoint",
-    help: "the checkpoint --backend local serves",
+    help: "the checkpoint --backend serves",
   },
+  TORCH_DEVICE,
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 
@@ -313,6 +363,7 @@ export const SFT_FLAGS = [
     path: "backend.checkpoint",
     help: "start from this checkpoint (default: a fresh model)",
   },
+  ...TORCH_TRAIN_FLAGS,
   {
     flag: "--output <dir>",
     path: "sft.output",
@@ -410,14 +461,27 @@ export const GATEWAY_FLAGS = [
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 
-/** `rllm model serve`: its flags are the local backend's sampler knobs (it reads no config file). */
+/**
+ * `rllm model serve`: a backend's sampler knobs (it reads no config file; RLLM_* variables apply).
+ * A knob of one backend alone is refused with the other, as in train.
+ */
 export const SERVE_FLAGS = [
+  { flag: "--backend <name>", path: "backend.name", help: "the backend that serves" },
   {
     flag: "--checkpoint <dir>",
-    help: "local-backend checkpoint directory (default: an untrained model)",
+    path: "backend.checkpoint",
+    help: "a checkpoint of the backend (default: local, an untrained model; torch, --model)",
   },
   {
+    flag: "--model <dir|hub-id>",
+    path: "backend.model",
+    backend: "torch",
+    help: "the Hugging Face model to serve without --checkpoint: a model directory or Hub id (--backend torch)",
+  },
+  TORCH_DEVICE,
+  {
     flag: "--port <port>",
+    path: "backend.sampler.port",
     parse: intIn(0, 65535),
     required: true,
     help: "port to listen on (0: any free port)",
@@ -427,15 +491,22 @@ export const SERVE_FLAGS = [
     flag: "--workers <n>",
     path: "backend.sampler.workers",
     parse: intIn(1, 256),
-    help: "worker threads, one model replica each",
+    backend: "local",
+    help: "worker threads, one model replica each (--backend local)",
   },
   {
     flag: "--seed <seed>",
     path: "backend.seed",
     parse: intIn(0, 2 ** 32 - 1),
-    help: "init seed of the untrained model (without --checkpoint)",
+    backend: "local",
+    help: "init seed of the untrained model (--backend local without --checkpoint)",
   },
-  { flag: "--model <name>", path: "backend.sampler.modelName", help: "served model name" },
+  {
+    flag: "--served-model-name <name>",
+    path: "backend.sampler.modelName",
+    default: "rllm-<backend>",
+    help: "the model name the server answers to",
+  },
 ] as const satisfies readonly FlagRow[];
 
 /** `rllm model setup`: the stored provider's fields (not config keys). */

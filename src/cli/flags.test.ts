@@ -5,7 +5,9 @@
  * is its table's.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Command } from "commander";
 import {
@@ -40,6 +42,17 @@ import { trainCommand, trainFlagsToConfig } from "./train.js";
 // biome-ignore lint/suspicious/noExplicitAny: the reference converters read untyped flags
 type F = Record<string, any>;
 
+/** train's and sft's backend section (the torch knobs joined the tables with the torch backend). */
+function torchSection(f: F): ConfigLayer {
+  return {
+    name: f.backend,
+    checkpoint: f.checkpoint,
+    model: f.model,
+    device: f.device,
+    ...(f.loraRank !== undefined ? { lora: { rank: f.loraRank } } : {}),
+  };
+}
+
 function oldTrain(f: F): ConfigLayer {
   const lossFlags = {
     clipLow: f.clipLow,
@@ -49,7 +62,7 @@ function oldTrain(f: F): ConfigLayer {
   const anyLossFlag = Object.values(lossFlags).some((v) => v !== undefined);
   const kind = f.loss ?? (anyLossFlag && !f.config ? "ppo" : undefined);
   return {
-    backend: { name: f.backend, checkpoint: f.checkpoint },
+    backend: torchSection(f),
     optim: { lr: f.lr },
     algorithm: {
       estimator: f.advEstimator,
@@ -84,8 +97,16 @@ function oldEval(f: F): ConfigLayer {
   if (f.temperature !== undefined) sampling.temperature = f.temperature;
   if (f.topP !== undefined) sampling.top_p = f.topP;
   if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
+  // --backend names the backend section too; with torch, --model is the model it serves
+  const torch = f.backend === "torch";
   return {
-    model: { baseUrl: f.baseUrl, name: f.model, apiKey: f.apiKey, kind: f.upstreamKind },
+    backend: { name: f.backend, device: f.device, model: torch ? f.model : undefined },
+    model: {
+      baseUrl: f.baseUrl,
+      name: torch ? undefined : f.model,
+      apiKey: f.apiKey,
+      kind: f.upstreamKind,
+    },
     gateway: { tokenizer: f.tokenizer },
     engine: {
       concurrency: f.concurrency,
@@ -114,7 +135,7 @@ function oldEval(f: F): ConfigLayer {
 
 function oldSft(f: F): ConfigLayer {
   return {
-    backend: { name: f.backend, checkpoint: f.checkpoint },
+    backend: torchSection(f),
     optim: { lr: f.lr, warmupSteps: f.warmupSteps, schedule: f.schedule },
     sft: {
       trainFile: f.trainFile,
@@ -206,6 +227,8 @@ describe("flag tables", () => {
         ["--kl-coef", "0.01"],
         ["--kl-coef", "0.01", "--config", "x.yaml"],
         ["--loss", "cispo", "--clip-high", "0.2"],
+        ["--backend", "torch", "--model", "Qwen/Qwen3-0.6B", "--lora-rank", "8", "--device", "cpu"],
+        ["--backend", "torch", "--checkpoint", "ck", "--device", "cuda"],
       ],
       eval: [
         [],
@@ -218,6 +241,8 @@ describe("flag tables", () => {
         ["--sampling-params", "seed=3"],
         ["--seed", "1", "--data-dir", "d", "--output", "o", "--agent-cmd", "echo hi"],
         ["--backend", "local", "--checkpoint", "ck"],
+        ["--backend", "torch", "--model", "./tiny-qwen3", "--device", "cpu"],
+        ["--backend", "torch", "--checkpoint", "ck"],
       ],
       sft: [
         [],
@@ -225,6 +250,7 @@ describe("flag tables", () => {
         ["--epochs", "2", "--batch-size", "4", "--max-steps", "3", "--lr", "1e-3"],
         ["--warmup-steps", "2", "--schedule", "cosine", "--save-freq", "1", "--val-freq", "2"],
         ["--seed", "3", "--overlong", "truncate", "--backend", "local"],
+        ["--backend", "torch", "--model", "m", "--lora-rank", "4", "--device", "auto"],
       ],
       gateway: [
         [],
@@ -304,7 +330,8 @@ describe("flag tables", () => {
     assert.equal(d.backend.name, "local", "the default backend");
     const workers = d.backend.name === "local" ? d.backend.sampler.workers : Number.NaN;
     assert.match(serve, new RegExp(`--workers <n> .*\\(default: ${workers}\\)`));
-    assert.match(serve, /--model <name> served model name \(default: rllm-local\)/);
+    assert.match(serve, /--served-model-name <name> .*\(default: rllm-<backend>\)/);
+    assert.match(serve, /--device <device> .*\(default: auto\) \(choices: "auto", "cpu", "cuda"\)/);
     // read from the schema, not written in the table
     assert.equal(defaultAt("engine.timeoutSeconds"), d.engine.timeoutSeconds);
     // engine.concurrency has no schema default (train and eval differ): the row states eval's
@@ -341,6 +368,83 @@ describe("flag tables", () => {
       () => parse(evalCommand(), ["gsm8k", "--upstream-kind", "tgi"]),
       /--upstream-kind <kind>' argument 'tgi' is invalid/,
     );
+  });
+
+  it("a torch knob on another backend is an error naming the flag; eval's --backend names the section", () => {
+    const tmp = mkdtempSync(join(tmpdir(), "rllm-flags-"));
+    const localFile = join(tmp, "local.yaml");
+    writeFileSync(localFile, "backend:\n  name: local\n");
+    const torchFile = join(tmp, "torch.yaml");
+    writeFileSync(torchFile, "backend:\n  name: torch\n  model: ./m\n");
+    const layer = (cmd: () => Command, to: (f: F) => ConfigLayer, argv: string[]) =>
+      to(parse(cmd(), argv));
+    for (const [cmd, to, args] of [
+      [trainCommand, trainFlagsToConfig, ["countdown"]],
+      [sftCommand, sftFlagsToConfig, []],
+    ] as const) {
+      assert.throws(
+        () => layer(cmd, to, [...args, "--lora-rank", "8"]),
+        /^ConfigError: --lora-rank is a torch-backend option \(backend\.lora\.rank\), and the backend is local \(the default\); pass --backend torch, or drop --lora-rank$/,
+      );
+      assert.throws(
+        () => layer(cmd, to, [...args, "--backend", "local", "--model", "m"]),
+        /--model is a torch-backend option \(backend\.model\), and the backend is local \(--backend\)/,
+      );
+      assert.throws(
+        () => layer(cmd, to, [...args, "--config", localFile, "--device", "cpu"]),
+        /--device is a torch-backend option .*the backend is local \(config file .*local\.yaml\)/,
+      );
+      // a file that names torch takes the torch knobs without --backend
+      const cfg = loadConfig({
+        env: {},
+        file: torchFile,
+        flags: layer(cmd, to, [...args, "--config", torchFile, "--lora-rank", "2"]),
+      });
+      assert.equal(cfg.backend.name, "torch");
+      assert.deepEqual(cfg.backend.name === "torch" && cfg.backend.lora?.rank, 2);
+    }
+    assert.throws(
+      () => layer(evalCommand, evalFlagsToConfig, ["countdown", "--device", "cpu"]),
+      /--device is a torch-backend option/,
+    );
+    // eval: --backend torch selects the torch section, where --model is the model to serve
+    const served = loadConfig({
+      env: {},
+      flags: layer(evalCommand, evalFlagsToConfig, [
+        "countdown",
+        "--backend",
+        "torch",
+        "--model",
+        "M",
+      ]),
+    });
+    assert.equal(served.eval.backend, "torch");
+    assert.equal(served.backend.name === "torch" && served.backend.model, "M");
+    assert.equal(served.model.name, undefined);
+    // without --backend, --model is the remote model's name
+    const remote = layer(evalCommand, evalFlagsToConfig, ["countdown", "--model", "gpt-x"]);
+    assert.deepEqual(remote, { model: { name: "gpt-x" } });
+    // a file naming another backend is refused, not overridden
+    assert.throws(
+      () =>
+        layer(evalCommand, evalFlagsToConfig, [
+          "countdown",
+          "--config",
+          localFile,
+          "--backend",
+          "torch",
+        ]),
+      /--backend torch, but config file .*local\.yaml names backend local; make them agree/,
+    );
+    // one naming the same backend, or none, is fine
+    layer(evalCommand, evalFlagsToConfig, [
+      "countdown",
+      "--config",
+      torchFile,
+      "--backend",
+      "torch",
+    ]);
+    rmSync(tmp, { recursive: true, force: true });
   });
 
   it("every row's config key is one the schema has", () => {

@@ -13,7 +13,10 @@
  *     `algorithm.loss`, gateway's repeatable `--upstream`, `--store memory` against `--db`) maps
  *     its value with `to`, which sees every flag of the command;
  *   - rows are merged in order, so a later row wins over an earlier one on a shared key (eval's
- *     `--temperature` over `--sampling-params temperature=`).
+ *     `--temperature` over `--sampling-params temperature=`);
+ *   - a row of one backend's knob (`backend: "torch"`: `--lora-rank`, `--device`) given while the
+ *     run's backend (`runBackend`: --backend, else the config file's or RLLM_BACKEND_NAME, else
+ *     the default) is another is an error naming the flag, its key and `--backend <name>`.
  *
  * README.md lists each command's flags; flags.test.ts fails when a list and its table disagree.
  */
@@ -25,6 +28,7 @@ import {
   type ConfigLayer,
   deepMerge,
   RllmConfigSchema,
+  readConfigFile,
   UpstreamConfigSchema,
 } from "../config/index.js";
 import { rllmHome } from "../home.js";
@@ -142,6 +146,54 @@ export interface FlagRow {
   readonly default?: string | number;
   /** The config a value gives when it is not one key; it sees every flag of the command. */
   readonly to?: (value: never, flags: Readonly<Record<string, unknown>>) => ConfigLayer;
+  /** The flag is a knob of this backend alone: refused when the run's backend is another. */
+  readonly backend?: string;
+}
+
+/** Where the run's backend was named: `--backend`, the config file, the environment, or nowhere. */
+export interface RunBackend {
+  name: string;
+  /** e.g. "--backend", "config file run.yaml", "RLLM_BACKEND_NAME", "the default". */
+  where: string;
+}
+
+/**
+ * The backend a config file (`--config`) and the environment name, if either does; the
+ * environment wins over the file, as in loadConfig.
+ */
+export function configuredBackend(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): RunBackend | undefined {
+  if (env.RLLM_BACKEND_NAME) return { name: env.RLLM_BACKEND_NAME, where: "RLLM_BACKEND_NAME" };
+  if (!file) return undefined;
+  const section = readConfigFile(file).backend as Record<string, unknown> | undefined;
+  const name = section?.name;
+  return typeof name === "string" ? { name, where: `config file ${file}` } : undefined;
+}
+
+/** The backend a command runs on: --backend, else the configured one, else the default. */
+export function runBackend(flags: Readonly<Record<string, unknown>>): RunBackend {
+  if (typeof flags.backend === "string") return { name: flags.backend, where: "--backend" };
+  return (
+    configuredBackend(flags.config as string | undefined) ?? {
+      name: String(defaultAt("backend.name")),
+      where: "the default",
+    }
+  );
+}
+
+/**
+ * A backend's knob (row.backend): refused when the run's backend is another, else the layer names
+ * that backend too (each layer's keys are checked against the backend section it names).
+ */
+function rowBackend(row: FlagRow, flags: Readonly<Record<string, unknown>>): ConfigLayer {
+  if (!row.backend) return {};
+  const run = runBackend(flags);
+  if (run.name === row.backend) return { backend: { name: run.name } };
+  throw new ConfigError(
+    `${flagName(row.flag)} is a ${row.backend}-backend option${row.path ? ` (${row.path})` : ""}, and the backend is ${run.name} (${run.where}); pass --backend ${row.backend}, or drop ${flagName(row.flag)}`,
+  );
 }
 
 type Camel<S extends string> = S extends `${infer H}-${infer T}`
@@ -185,6 +237,7 @@ export function flagLayer(
   for (const row of rows) {
     const value = flags[flagKey(row.flag)];
     if (value === undefined) continue;
+    layer = deepMerge(layer, rowBackend(row, flags));
     if (row.to) layer = deepMerge(layer, row.to(value as never, flags));
     else if (row.path) layer = deepMerge(layer, atPath(row.path, value));
   }
@@ -198,7 +251,10 @@ export function addFlags(cmd: Command, rows: readonly FlagRow[]): Command {
 }
 
 function flagOption(row: FlagRow): Option {
-  const shown = row.default ?? (row.path ? shownDefault(defaultAt(row.path)) : undefined);
+  // a required flag has no default to show, whatever the schema's at its key
+  const shown = row.required
+    ? undefined
+    : (row.default ?? (row.path ? shownDefault(defaultAt(row.path)) : undefined));
   const o = new Option(
     row.flag,
     shown === undefined ? row.help : `${row.help} (default: ${shown})`,
@@ -262,7 +318,9 @@ function unwrap(s: z.ZodType): z.ZodType {
   for (;;) {
     if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
       s = s.unwrap() as z.ZodType;
-    else if (s instanceof z.ZodPipe) s = s.out as z.ZodType;
+    else if (s instanceof z.ZodPipe)
+      // z.preprocess(fn, schema): the schema; schema.transform(fn): the schema before it
+      s = (s.out instanceof z.ZodTransform ? s.in : s.out) as z.ZodType;
     else return s;
   }
 }

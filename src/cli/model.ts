@@ -15,7 +15,7 @@ import { addFlags } from "./flags.js";
 
 export function modelCommand(): Command {
   const model = new Command("model").description(
-    "Store or show the default model provider, or serve the local model.",
+    "Store or show the default model provider, or serve a model (rllm model serve).",
   );
   const setup = model
     .command("setup")

@@ -45,13 +45,13 @@ test("rllm model serve: a saved checkpoint served on port 0 answers with its wei
     weightVersion: 3,
   });
   const { value: server, out } = await captured(() =>
-    runModelServe({ checkpoint: dir, port: 0, model: "ckpt-model" }),
+    runModelServe({ checkpoint: dir, port: 0, servedModelName: "ckpt-model" }),
   );
   try {
-    const { sampler } = server;
+    const sampler = server;
     assert.match(
       out,
-      /"ckpt-model" \(weight version 3, context 64 tokens\) on http:\/\/127\.0\.0\.1:\d+\/v1/,
+      /"ckpt-model" \(weight version 3, local backend, checkpoint .*step-3\) on http:\/\/127\.0\.0\.1:\d+\/v1/,
     );
     assert.equal(sampler.weightVersion, 3);
     const prompt = byteTokenizer.encode("Hi");
@@ -89,7 +89,7 @@ test("without a checkpoint it serves an untrained model and says so", async () =
   try {
     assert.match(out, /untrained/);
     assert.match(out, /"rllm-local" \(weight version 0/);
-    const res = await fetch(`${server.sampler.baseURL}/chat/completions`, {
+    const res = await fetch(`${server.baseURL}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], max_tokens: 4 }),
@@ -135,6 +135,29 @@ test("a bad checkpoint path or flag is an error that says what to fix", async ()
   const help = cmd()
     .commands.find((c) => c.name() === "serve")!
     .helpInformation();
-  for (const flag of ["--checkpoint", "--port", "--host", "--workers", "--seed", "--model"])
+  for (const flag of ["--backend", "--checkpoint", "--port", "--host", "--workers", "--seed"])
     assert.ok(help.includes(flag), flag);
+  // the served name is vLLM's flag; --model is the torch backend's Hugging Face model
+  assert.match(
+    help.replace(/\s+/g, " "),
+    /--served-model-name <name> the model name the server answers to/,
+  );
+  await assert.rejects(
+    cmd().parseAsync(["serve", "--port", "0", "--model", "Qwen/Qwen3-0.6B"], { from: "user" }),
+    /--model is a torch-backend option \(backend\.model\), and the backend is local \(the default\); pass --backend torch/,
+  );
+  await assert.rejects(
+    cmd().parseAsync(["serve", "--port", "0", "--backend", "torch", "--workers", "2"], {
+      from: "user",
+    }),
+    /--workers is a local-backend option/,
+  );
+  await assert.rejects(
+    runModelServe({ backend: "torch", port: 0 }),
+    /rllm model serve --backend torch needs --model DIR\|HUB_ID .* or --checkpoint DIR/,
+  );
+  await assert.rejects(
+    runModelServe({ backend: "torch", port: 0, model: "m", checkpoint: notCkpt }),
+    /--model and --checkpoint: a checkpoint names its own model/,
+  );
 });

@@ -1,67 +1,70 @@
 /**
- * `rllm model serve`: serve the local model (a checkpoint, or a fresh untrained one) as an
- * OpenAI-compatible sampler in vLLM's wire shapes, in the foreground until SIGINT/SIGTERM.
- * Point the gateway at it with `rllm gateway --upstream vllm=http://HOST:PORT`.
+ * `rllm model serve`: serve a backend's model as an OpenAI-compatible sampler in vLLM's wire
+ * shapes, in the foreground until SIGINT/SIGTERM. Point the gateway at it with
+ * `rllm gateway --upstream vllm=http://HOST:PORT`.
+ *
+ *   --checkpoint DIR        either backend: the registry's serve (resolveCheckpoint: a checkpoint,
+ *                           a training step or a run directory)
+ *   --backend torch --model M   the Hugging Face model M as it is (weight version 0)
+ *   --backend local         an untrained local model (noise; said so)
+ *
+ * `--model` and `--checkpoint` together are refused: a checkpoint names its own model.
  */
 import type { Command } from "commander";
-import { DEFAULT_GPT_CONFIG, Gpt, type GptConfig } from "../backends/local/model.js";
-import { LocalSampler } from "../backends/local/sampler.js";
-import { loadLocalCheckpoint } from "../backends/local/weights.js";
+import { backendDefinition } from "../backends/registry.js";
+import type { ServedCheckpoint } from "../backends/spi.js";
+import { backendOptions, ConfigError, loadConfig, type RllmConfig } from "../config/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { SERVE_FLAGS } from "./flag-tables.js";
-import { addFlags } from "./flags.js";
+import { addFlags, type FlagValues, flagLayer } from "./flags.js";
 import { createLog } from "./log.js";
 
-export interface ModelServeOptions {
-  /** A checkpoint directory written by the local backend (saveCheckpoint). */
-  checkpoint?: string;
-  port: number;
-  host?: string;
-  /** Seed of the fresh model's initialisation when there is no checkpoint (default 0). */
-  seed?: number;
-  /** Served model name (default "rllm-local"). */
-  model?: string;
-  workers?: number;
-}
+/** The parsed flags of `rllm model serve` (its table: SERVE_FLAGS in flag-tables.ts). */
+export type ModelServeFlags = FlagValues<typeof SERVE_FLAGS>;
 
 export interface ModelServer {
-  sampler: LocalSampler;
+  baseURL: string;
+  /** The model name it answers to. */
+  model: string;
+  weightVersion: number;
   /** Stops serving and removes the signal handlers. */
   close(): Promise<void>;
 }
 
-/** Loads the weights, starts the sampler, prints its URL and closes it on SIGINT/SIGTERM. */
-export async function runModelServe(opts: ModelServeOptions): Promise<ModelServer> {
+type Section<N extends string> = Extract<RllmConfig["backend"], { name: N }>;
+
+/** Serves what the flags name, prints its URL and closes it on SIGINT/SIGTERM. */
+export async function runModelServe(flags: ModelServeFlags): Promise<ModelServer> {
   const log = createLog({ write: (l) => console.log(l) });
   const { warn } = createLog({ write: (l) => console.warn(l) });
-  let config: GptConfig;
-  let params: Float32Array;
-  let weightVersion = 0;
-  if (opts.checkpoint) {
-    const ckpt = await loadLocalCheckpoint(resolveCheckpoint(opts.checkpoint));
-    config = ckpt.config;
-    params = ckpt.params;
-    weightVersion = ckpt.checkpoint.weightVersion;
+  const section = loadConfig({ flags: flagLayer(SERVE_FLAGS, flags) }).backend;
+  const ctx = { log: log.info };
+  let served: ServedCheckpoint;
+  let what: string;
+  if (section.checkpoint) {
+    if (section.name === "torch" && section.model)
+      throw new ConfigError(
+        "--model and --checkpoint: a checkpoint names its own model; pass one of them",
+      );
+    const dir = resolveCheckpoint(section.checkpoint);
+    served = await backendDefinition(section.name).serve!(dir, section, ctx);
+    what = `checkpoint ${dir}`;
+  } else if (section.name === "torch") {
+    served = await serveTorchModel(section, ctx);
+    what = `${section.model} as it is`;
   } else {
-    config = { ...DEFAULT_GPT_CONFIG };
-    params = new Gpt(config, { seed: opts.seed ?? 0 }).paramData.slice();
+    served = await serveUntrainedLocal(section);
+    what = "an untrained model";
     warn(
-      `rllm model serve: no --checkpoint, serving a freshly initialised model (seed ${opts.seed ?? 0}): it is untrained and its output is noise. Pass --checkpoint DIR to serve trained weights.`,
+      `rllm model serve: no --checkpoint, serving a freshly initialised model (seed ${section.seed}): it is untrained and its output is noise. Pass --checkpoint DIR to serve trained weights.`,
     );
   }
-  const sampler = await LocalSampler.start({
-    config,
-    params,
-    weightVersion,
-    port: opts.port,
-    ...(opts.host !== undefined ? { host: opts.host } : {}),
-    ...(opts.model !== undefined ? { modelName: opts.model } : {}),
-    ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
-  });
   log.info(
-    `rllm model serve: "${sampler.modelName}" (weight version ${sampler.weightVersion}, context ${config.maxSeqLen} tokens) on ${sampler.baseURL}`,
+    `rllm model serve: "${served.model}" (weight version ${served.weightVersion}, ${section.name} backend, ${what}) on ${served.baseURL}`,
   );
-  log.info(`  use it through the gateway: rllm gateway --upstream vllm=${originOf(sampler)}`);
+  log.info(
+    `  use it through the gateway: rllm gateway --upstream vllm=${served.baseURL.replace(/\/v1$/, "")}`,
+  );
   const onSignal = (signal: NodeJS.Signals) => {
     log.info(`rllm model serve: ${signal}, closing`);
     void close().then(() => process.exit(0));
@@ -72,15 +75,57 @@ export async function runModelServe(opts: ModelServeOptions): Promise<ModelServe
     closed = true;
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await sampler.close();
+    await served.close();
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  return { sampler, close };
+  return {
+    baseURL: served.baseURL,
+    model: served.model,
+    weightVersion: served.weightVersion,
+    close,
+  };
 }
 
-function originOf(s: LocalSampler): string {
-  return s.baseURL.replace(/\/v1$/, "");
+/** `--backend torch --model M`: M's own weights. */
+async function serveTorchModel(
+  section: Section<"torch">,
+  ctx: { log: (line: string) => void },
+): Promise<ServedCheckpoint> {
+  if (!section.model)
+    throw new ConfigError(
+      "rllm model serve --backend torch needs --model DIR|HUB_ID (a Hugging Face model) or --checkpoint DIR (one a torch run saved)",
+    );
+  const { serveTorchModel: serve } = await import("../backends/torch/serve.js");
+  return serve(section.model, backendOptions(section), ctx);
+}
+
+/** `--backend local` without a checkpoint: a fresh model of the section's config and seed. */
+async function serveUntrainedLocal(section: Section<"local">): Promise<ServedCheckpoint> {
+  const [{ DEFAULT_GPT_CONFIG, Gpt }, { LocalSampler }] = await Promise.all([
+    import("../backends/local/model.js"),
+    import("../backends/local/sampler.js"),
+  ]);
+  const config = { ...DEFAULT_GPT_CONFIG, ...section.model };
+  const sc = section.sampler;
+  const sampler = await LocalSampler.start({
+    config,
+    params: new Gpt(config, { seed: section.seed }).paramData.slice(),
+    weightVersion: 0,
+    modelName: sc.modelName,
+    workers: sc.workers,
+    maxBatch: sc.maxBatch,
+    batchWindowMs: sc.batchWindowMs,
+    host: sc.host,
+    port: sc.port,
+  });
+  return {
+    baseURL: sampler.baseURL,
+    model: sampler.modelName,
+    weightVersion: 0,
+    kind: "vllm",
+    close: () => sampler.close(),
+  };
 }
 
 /** Adds `serve` to the `rllm model` command. */
@@ -88,10 +133,10 @@ export function registerServeCommand(modelCmd: Command): Command {
   const serve = modelCmd
     .command("serve")
     .description(
-      "Serve the local model (a checkpoint, or a fresh untrained one) as an OpenAI-compatible server in vLLM's shapes.",
+      "Serve a model as an OpenAI-compatible server in vLLM's shapes: a checkpoint of either backend, a Hugging Face model (--backend torch --model), or an untrained local model.",
     );
-  addFlags(serve, SERVE_FLAGS).action(async (o: ModelServeOptions) => {
-    await runModelServe(o);
+  addFlags(serve, SERVE_FLAGS).action(async (flags: ModelServeFlags) => {
+    await runModelServe(flags);
   });
   return modelCmd;
 }

@@ -119,6 +119,12 @@ describe("rllm sft", () => {
       runSftCommand(loadConfig({ flags: {} }), { log: () => {} }),
       /needs --train-file/,
     );
+    await assert.rejects(
+      runSftCommand(loadConfig({ flags: sftFlagsToConfig({ backend: "torch", trainFile: bad }) }), {
+        log: () => {},
+      }),
+      /rllm sft --backend torch needs --model DIR\|HUB_ID .* or --checkpoint DIR/,
+    );
   });
 
   it("the CLI refuses unknown flags and bad values before doing work", async () => {

@@ -68,7 +68,12 @@ export function tokenizeSftRows(
       throw new SftDataError(
         `${where(i)}: no assistant message, so nothing to train on (add the assistant's reply)`,
       );
-    const r = options.render(messages as ChatMessage[], tools as Tool[] | undefined);
+    let r: ReturnType<SftRenderer>;
+    try {
+      r = options.render(messages as ChatMessage[], tools as Tool[] | undefined);
+    } catch (e) {
+      throw new SftDataError(`${where(i)}: ${(e as Error).message}`);
+    }
     let tokens = r.ids;
     let mask = r.lossMask;
     if (tokens.length > options.maxSeqLen) {

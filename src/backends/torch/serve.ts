@@ -1,6 +1,6 @@
 /**
  * Starting torch workers, and serving: what the backend (its sampler()) and `rllm eval` / `rllm
- * model serve` (serveTorchCheckpoint) share.
+ * model serve` (serveTorchCheckpoint, serveTorchModel) share.
  *
  *   const w = await startWorker(config, "trainer", ctx);
  *   const s = await launchSampler(config, ctx, { model, adapter, servingDir, weightVersion });
@@ -176,6 +176,27 @@ export async function serveTorchCheckpoint(
     baseURL: s.baseURL,
     model: s.modelName,
     weightVersion: m.weightVersion,
+    kind: "vllm",
+    close: () => s.close(),
+  };
+}
+
+/** Serves a model directory or Hub id as it is (no checkpoint: weight version 0). */
+export async function serveTorchModel(
+  model: string,
+  config: TorchBackendConfig,
+  ctx: BackendContext,
+): Promise<ServedCheckpoint> {
+  const s = await launchSampler(config, ctx, {
+    model: existsSync(model) ? resolve(model) : model,
+    adapter: null,
+    servingDir: localModelDir(model),
+    weightVersion: 0,
+  });
+  return {
+    baseURL: s.baseURL,
+    model: s.modelName,
+    weightVersion: 0,
     kind: "vllm",
     close: () => s.close(),
   };
