@@ -62,6 +62,10 @@ function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined 
     backend: config.backend.name,
     agent: tc.agent,
     dataDir: tc.dataDir,
+    model:
+      "model" in config.backend && typeof config.backend.model === "string"
+        ? config.backend.model
+        : undefined,
   });
 }
 
@@ -145,17 +149,20 @@ export async function runTrainCommand(
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
   const given = config.backend.checkpoint;
+  const base = latest || given ? undefined : await recipe?.base({ log: io.log, home: io.home });
   const checkpoint = latest
     ? join(latest.dir, STEP_BACKEND_DIR)
     : given
       ? resolveCheckpoint(given)
-      : await recipe?.baseCheckpoint({ log: io.log, home: io.home });
+      : base && "checkpoint" in base
+        ? base.checkpoint
+        : undefined;
   if (!checkpoint)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
   const backend = await backendDefinition(config.backend.name).create(
-    { ...config.backend, checkpoint },
+    { ...config.backend, ...(base && "model" in base ? { model: base.model } : {}), checkpoint },
     { log: io.log },
   );
   const ac = new AbortController();
