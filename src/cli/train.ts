@@ -157,12 +157,13 @@ export async function runTrainCommand(
       : base && "checkpoint" in base
         ? base.checkpoint
         : undefined;
-  if (!checkpoint)
+  const model = base && "model" in base ? base.model : undefined;
+  if (!checkpoint && !model)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
   const backend = await backendDefinition(config.backend.name).create(
-    { ...config.backend, ...(base && "model" in base ? { model: base.model } : {}), checkpoint },
+    { ...config.backend, ...(model ? { model } : {}), checkpoint },
     { log: io.log },
   );
   const ac = new AbortController();
@@ -181,7 +182,7 @@ export async function runTrainCommand(
     progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
   io.log(
-    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? model ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );
   const onSigint = () => {
     io.log(

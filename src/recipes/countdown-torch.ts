@@ -21,7 +21,8 @@ import type { Recipe } from "./recipe.js";
 /** The local recipe's RL settings, less the local backend's knobs, plus the torch backend's. */
 export const COUNTDOWN_TORCH_DEFAULTS = {
   ...COUNTDOWN_RECIPE.rl,
-  backend: { device: "cpu", sampler: { maxBatch: 256 } },
+  // named, so the layer's keys are checked against the torch section (the recipe is torch's only)
+  backend: { name: "torch", device: "cpu", sampler: { maxBatch: 256 } },
 } as const;
 
 /**

@@ -76,7 +76,11 @@ test("the torch recipe: the local recipe's tasks, agent and sampling; its RL set
   const { backend, ...rest } = COUNTDOWN_TORCH_DEFAULTS;
   const { backend: _local, ...localRest } = COUNTDOWN_RECIPE.rl;
   assert.deepEqual(rest, localRest, "lr, schedule, batch, group, temperature: the local recipe's");
-  assert.deepEqual(backend, { device: "cpu", sampler: { maxBatch: 256 } }, "no sampler.workers");
+  assert.deepEqual(
+    backend,
+    { name: "torch", device: "cpu", sampler: { maxBatch: 256 } },
+    "no sampler.workers",
+  );
   assert.equal(t.configDefaults, COUNTDOWN_TORCH_DEFAULTS);
 });
 
