@@ -306,7 +306,7 @@ export class Job {
     if (c.finish)
       certain = this.visibleText(c, this.init.kind === "completions" && this.init.skipSpecial);
     else {
-      const stop = this.firstStop(c.decoded);
+      const stop = this.firstStop(c.decoded, c.text.length);
       certain = c.decoded.slice(0, stop ?? Math.max(0, c.decoded.length - this.holdback));
     }
     if (certain.length <= c.text.length) return "";
@@ -315,11 +315,14 @@ export class Job {
     return out;
   }
 
-  /** Where `text` ends at its first stop string (after it with include_stop_str_in_output). */
-  private firstStop(text: string): number | undefined {
+  /**
+   * Where `text` ends at its first stop string (after it with include_stop_str_in_output). The
+   * first `sent` characters were sent: a stop string can only start in their last (length − 1).
+   */
+  private firstStop(text: string, sent: number): number | undefined {
     let end: number | undefined;
     for (const q of this.init.sampling.stopSequences) {
-      const at = text.indexOf(q);
+      const at = text.indexOf(q, Math.max(0, sent - q.length + 1));
       if (at < 0) continue;
       const cut = this.init.includeStop ? at + q.length : at;
       if (end === undefined || cut < end) end = cut;
