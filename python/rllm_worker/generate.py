@@ -27,7 +27,9 @@ Because a row's real columns are contiguous and end at the last column, column d
 position distance, so sliding-window masks built from columns stay right (the cache itself keeps
 every column: DynamicCache() without a config never trims).
 
-Sampling, per sequence, from the fp32 logits z of its row:
+Sampling, per sequence, from the fp32 logits z of its row, with z[i] = −inf for ids i ≥ vocabLimit
+(when set: the model's embedding may have more rows than its tokenizer has ids — Qwen3: 151936 for
+151669 — and an id the tokenizer cannot decode must never be sampled):
   - temperature 0: argmax z (lowest id on ties);
   - else p = softmax(z / temperature); top-k keeps the k most likely ids (k = 0: all), then top-p
     keeps the smallest prefix of them (by decreasing p, ties by lower id) whose mass reaches topP
@@ -76,6 +78,7 @@ class SamplingParams:
     stop_token_ids: frozenset[int] = frozenset()
     top_logprobs: int = 0
     max_seq_len: int = 2048
+    vocab_limit: int | None = None  # ids ≥ this are never sampled nor listed; None: every id
 
     def __post_init__(self):
         stops = sorted(self.stop_token_ids)
@@ -87,6 +90,8 @@ class SamplingParams:
             (all(_is_int(t) and t >= 0 for t in stops), "stopTokenIds must be token ids ≥ 0", stops),
             (_is_int(self.top_logprobs) and self.top_logprobs >= 0, "topLogprobs must be an integer ≥ 0", self.top_logprobs),
             (_is_int(self.max_seq_len) and self.max_seq_len >= 1, "maxSeqLen must be an integer ≥ 1", self.max_seq_len),
+            (self.vocab_limit is None or (_is_int(self.vocab_limit) and self.vocab_limit >= 1),
+             "vocabLimit must be an integer ≥ 1 (or null: every id)", self.vocab_limit),
         ]
         for ok, rule, value in rules:
             _check(ok, f"{rule}, got {value!r}")
@@ -370,9 +375,10 @@ class Engine:
         """Samples one token per sequence from its row of `logits` [n, V]; records and ends them."""
         z = logits.float()
         logprobs = torch.log_softmax(z, dim=-1)
-        tokens = _choose(seqs, z)
+        allowed = _allowed(seqs, z.shape[1], z.device)
+        tokens = _choose(seqs, z if allowed is None else z.masked_fill(~allowed, float("-inf")))
         chosen = logprobs.gather(1, torch.tensor(tokens, device=z.device)[:, None])[:, 0].tolist()
-        tops = _top_alternatives(seqs, logprobs)
+        tops = _top_alternatives(seqs, logprobs if allowed is None else logprobs.masked_fill(~allowed, float("-inf")))
         records = []
         for s, token, lp, top in zip(seqs, tokens, chosen, tops):
             records.append(Sampled(s.request, s.index, len(s.tokens), token, lp, top))
@@ -390,6 +396,15 @@ def _maybe_end(s: Sequence, token: int) -> None:
         s.finish = ("stop", token)
     elif len(s.tokens) >= p.max_tokens or len(s.prompt) + len(s.tokens) >= p.max_seq_len:
         s.finish = ("length", None)
+
+
+def _allowed(seqs: list[Sequence], V: int, device) -> torch.Tensor | None:
+    """[n, V] bool, True on the ids each row may sample (below its vocabLimit); None: every id everywhere."""
+    limits = [s.request.params.vocab_limit for s in seqs]
+    if all(v is None or v >= V for v in limits):
+        return None
+    limit = torch.tensor([V if v is None else v for v in limits], device=device)
+    return torch.arange(V, device=device)[None, :] < limit[:, None]
 
 
 def _choose(seqs: list[Sequence], z: torch.Tensor) -> list[int]:

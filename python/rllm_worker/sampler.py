@@ -123,6 +123,7 @@ class Sampler:
             stop_token_ids=frozenset(_int_list(params, m, "stopTokenIds")),
             top_logprobs=_int(params, m, "topLogprobs"),
             max_seq_len=_int(params, m, "maxSeqLen"),
+            vocab_limit=_int(params, m, "vocabLimit", nullable=True) if "vocabLimit" in params else None,
         )
         self._check_model_limits(sampling)
         t = _tensors(_str(params, m, "tensors"), m, {"tokens": torch.int32, "lengths": torch.int32, "seeds": torch.int64})
@@ -208,8 +209,11 @@ class Sampler:
         if limit and sampling.max_seq_len > limit:
             raise ValueError(f"generate: maxSeqLen {sampling.max_seq_len} exceeds the model's {limit}")
         vocab = info.get("vocabSize")
-        if vocab and sampling.top_logprobs > vocab:
-            raise ValueError(f"generate: topLogprobs {sampling.top_logprobs} exceeds the vocabulary ({vocab} tokens)")
+        if vocab and sampling.vocab_limit is not None and sampling.vocab_limit > vocab:
+            raise ValueError(f"generate: vocabLimit {sampling.vocab_limit} exceeds the model's vocabulary ({vocab} ids); send at most {vocab}")
+        allowed = sampling.vocab_limit or vocab
+        if allowed and sampling.top_logprobs > allowed:
+            raise ValueError(f"generate: topLogprobs {sampling.top_logprobs} exceeds the vocabulary ({allowed} tokens)")
 
     def _prompts(self, tokens: torch.Tensor, lengths: torch.Tensor) -> list[list[int]]:
         if lengths.numel() == 0:

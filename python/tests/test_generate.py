@@ -223,6 +223,7 @@ def test_max_batch_bounds_rows(model):
         ({"top_logprobs": -2}, "topLogprobs must be an integer ≥ 0"),
         ({"max_seq_len": 0}, "maxSeqLen must be an integer ≥ 1"),
         ({"stop_token_ids": frozenset({-3})}, "stopTokenIds must be token ids ≥ 0"),
+        ({"vocab_limit": 0}, "vocabLimit must be an integer ≥ 1"),
     ],
 )
 def test_bad_params_refused(kw, message):
@@ -265,6 +266,31 @@ def test_sampling_follows_the_truncated_distribution(model):
     drawn = set(s.tokens[0] for s in req.seqs)
     assert drawn <= set(nucleus.tolist()) and ids[0].item() in drawn
     assert len(drawn) == len(nucleus) or p[nucleus].min() < 0.005, "a likely nucleus token was never drawn"
+
+
+def test_vocab_limit_is_never_sampled(model):
+    """vocabLimit below the model's vocabulary: greedy picks the best allowed id, sampling (hot,
+    plain and truncated) never reaches the limit, top alternatives stay below it, and the logprobs
+    stay the full-vocabulary log-softmax."""
+    prompt = [9, 10, 11]
+    with torch.no_grad():
+        z = model(torch.tensor([prompt])).logits[0, -1].float()
+    limit = int(z.argmax())  # the unlimited greedy token is the first id refused
+    assert limit > 0, "the test needs an allowed id below the unlimited argmax"
+    (req,) = run(Engine(model), (1, [prompt], [0], params(max_tokens=1, temperature=0.0, vocab_limit=limit, top_logprobs=3)))
+    s = req.seqs[0]
+    assert s.tokens == [int(z[:limit].argmax())]
+    assert abs(s.logprobs[0] - torch.log_softmax(z, -1)[s.tokens[0]].item()) <= 1e-5, "the full-vocabulary logprob"
+    assert all(i < limit for i, _ in s.top[0])
+    limit = 64  # tiny models have 512 ids: most of the mass lies above this limit
+    n = 200
+    for p in (params(temperature=2.0), params(temperature=1.0, top_k=50), params(temperature=1.0, top_p=0.9)):
+        p = SamplingParams(**{**p.__dict__, "vocab_limit": limit, "max_tokens": 4})
+        (req,) = run(Engine(model), (1, [prompt] * n, list(range(n)), p))
+        drawn = {t for s in req.seqs for t in s.tokens}
+        assert max(drawn) < limit and len(drawn) > 5, sorted(drawn)
+    (req,) = run(Engine(model), (1, [prompt] * n, list(range(n)), params(temperature=2.0, max_tokens=4)))
+    assert max(t for s in req.seqs for t in s.tokens) >= limit, "without the limit, ids above it are drawn"
 
 
 def test_weight_update_runs_outside_inference_mode(model):

@@ -280,6 +280,17 @@ def test_stop_sequences(worker):
     assert "no running generate request 9999" in worker.error("stop_sequences", {"request": 9999, "seqs": [0]})["message"]
 
 
+def test_vocab_limit_reaches_the_engine(worker):
+    prompts = [[5, 6], [7, 8], [9, 10], [11, 12]]
+    params = gen_params(prompts_file(worker, "vl", prompts, [1, 2, 3, 4]), temperature=2.0, maxTokens=8)
+    unlimited = completions(worker.call("generate", params))[0]
+    assert max(t for c in unlimited for t in c) >= 64, "ids above the limit are drawn without it"
+    params = gen_params(prompts_file(worker, "vl2", prompts, [1, 2, 3, 4]), temperature=2.0, maxTokens=8, vocabLimit=64)
+    assert max(t for c in completions(worker.call("generate", params))[0] for t in c) < 64
+    params = gen_params(prompts_file(worker, "vl3", prompts, [1, 2, 3, 4]), temperature=2.0, maxTokens=8, vocabLimit=None)
+    assert completions(worker.call("generate", params))[0] == unlimited, "null: every id"
+
+
 def test_stop_token_and_immediate_endings(worker):
     greedy = completions(worker.call("generate", gen_params(prompts_file(worker, "g", [[11, 12]], [0]), maxTokens=10)))[0][0]
     result = worker.call("generate", gen_params(prompts_file(worker, "st", [[11, 12]], [0]), maxTokens=10, stopTokenIds=[greedy[4]]))
@@ -298,6 +309,9 @@ def test_stop_token_and_immediate_endings(worker):
         ({"stopTokenIds": [1, "x"]}, "ProtocolError", "'stopTokenIds' must be a list of integers"),
         ({"topP": 0.0}, "ValueError", r"topP must be in (0, 1]"),
         ({"maxSeqLen": 1000}, "ValueError", "maxSeqLen 1000 exceeds the model's 256"),
+        ({"vocabLimit": 513}, "ValueError", "vocabLimit 513 exceeds the model's vocabulary (512 ids)"),
+        ({"vocabLimit": "all"}, "ProtocolError", "'vocabLimit' must be an integer or null"),
+        ({"vocabLimit": 4, "topLogprobs": 5}, "ValueError", "topLogprobs 5 exceeds the vocabulary (4 tokens)"),
         ({"tensors": "/nonexistent/x.safetensors"}, "ProtocolError", "cannot read the tensors file"),
     ],
 )

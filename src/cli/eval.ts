@@ -111,7 +111,12 @@ async function serveCheckpoint(
     return serveTorchModel(section);
   const log = createLog().info;
   const given = config.eval.checkpoint ?? config.backend.checkpoint;
-  const dir = given ? resolveCheckpoint(given) : await recipe?.baseCheckpoint({ log });
+  const base = given ? { checkpoint: resolveCheckpoint(given) } : await recipe?.base({ log });
+  if (base && "model" in base)
+    throw new ConfigError(
+      `the ${recipe?.name} recipe starts from the model directory ${base.model}, not a checkpoint; evaluate a run's checkpoint: --checkpoint DIR`,
+    );
+  const dir = base?.checkpoint;
   if (!dir)
     throw new ConfigError(
       `--backend ${backend} needs --checkpoint DIR (a ${backend}-backend checkpoint)`,
@@ -150,6 +155,10 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
     backend: serving,
     agent: ev.agent ?? agentCmd,
     dataDir: ev.dataDir,
+    model:
+      serving && "model" in config.backend && typeof config.backend.model === "string"
+        ? config.backend.model
+        : undefined,
   });
   const stored = serving ? undefined : loadProvider();
   let baseURL = config.model.baseUrl ?? stored?.baseURL;

@@ -62,6 +62,10 @@ function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined 
     backend: config.backend.name,
     agent: tc.agent,
     dataDir: tc.dataDir,
+    model:
+      "model" in config.backend && typeof config.backend.model === "string"
+        ? config.backend.model
+        : undefined,
   });
 }
 
@@ -145,17 +149,21 @@ export async function runTrainCommand(
   // the starting weights: a resumed run's latest checkpoint, --checkpoint, or the recipe's base
   const latest = tc.resume ? readLatest(output) : undefined;
   const given = config.backend.checkpoint;
+  const base = latest || given ? undefined : await recipe?.base({ log: io.log, home: io.home });
   const checkpoint = latest
     ? join(latest.dir, STEP_BACKEND_DIR)
     : given
       ? resolveCheckpoint(given)
-      : await recipe?.baseCheckpoint({ log: io.log, home: io.home });
-  if (!checkpoint)
+      : base && "checkpoint" in base
+        ? base.checkpoint
+        : undefined;
+  const model = base && "model" in base ? base.model : undefined;
+  if (!checkpoint && !model)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
   const backend = await backendDefinition(config.backend.name).create(
-    { ...config.backend, checkpoint },
+    { ...config.backend, ...(model ? { model } : {}), checkpoint },
     { log: io.log },
   );
   const ac = new AbortController();
@@ -174,7 +182,7 @@ export async function runTrainCommand(
     progress: Boolean(process.stderr.isTTY) && !io.signal && progressEnabled(),
   });
   io.log(
-    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
+    `rllm train ${entry.name}: ${train.length} train / ${val.length} val tasks, agent ${rollout.name}, backend ${backend.name} (${checkpoint ?? model ?? "fresh init"}), ${tc.async ? `async, staleness ${tc.staleness}` : "on-policy"}${budget.maxSeconds ? `, ${budget.maxSeconds} s of RL (the recipe's budget; --max-steps, --epochs or --max-seconds to change)` : ""}, output ${output}`,
   );
   const onSigint = () => {
     io.log(

@@ -1,6 +1,7 @@
 /**
  * The countdown recipe of the local backend: what `rllm train countdown` and `rllm eval countdown
- * --backend local` use when no agent is given. The embedded model has a byte-level vocabulary and
+ * --backend local` use when no agent is given (on the torch backend: countdown-torch.ts, the same
+ * recipe from the same base model exported as a Hugging Face directory). The embedded model has a byte-level vocabulary and
  * a short context, so the recipe has its own terse prompt (`3 7 12 -> 25`, the answer in
  * `<answer></answer>` as the countdown grader expects), its own difficulty, and a base model that
  * rllm produces itself: an SFT warm start on generated reference solutions, run on first use and
@@ -211,7 +212,7 @@ export const countdownRecipe: Recipe = {
   // an eval of the training split (8,000 tasks) takes as many as the test split holds
   evalExamples: COUNTDOWN_RECIPE.counts.test,
   agent: countdownLocalAgent,
-  baseCheckpoint: (io) => ensureCountdownBase(io),
+  base: async (io) => ({ checkpoint: await ensureCountdownBase(io) }),
   configDefaults: COUNTDOWN_RECIPE.rl as ConfigLayer,
   samplingDefaults: { max_tokens: COUNTDOWN_RECIPE.maxTokens },
   trainSeconds: COUNTDOWN_RECIPE.rlSeconds,

@@ -22,7 +22,15 @@ export interface RecipeRun {
   agent: string | undefined;
   /** The user's dataset folder (--data-dir), if any. */
   dataDir: string | undefined;
+  /** The backend section's `model` (backends that train a Hugging Face directory), if any. */
+  model: string | undefined;
 }
+
+/**
+ * Where a run starts without --checkpoint: a checkpoint of the run's backend (what its create()
+ * takes as `checkpoint`), or a model directory (the backend section's `model`).
+ */
+export type RecipeBase = { checkpoint: string } | { model: string };
 
 export interface Recipe {
   /** Named in logs and errors: "the countdown recipe". */
@@ -39,8 +47,8 @@ export interface Recipe {
   readonly evalExamples?: number;
   /** The agent that runs its tasks. */
   agent(): Rollout;
-  /** The checkpoint training and eval start from without --checkpoint (built on first use). */
-  baseCheckpoint(io: { log?: (line: string) => void; home?: string }): Promise<string>;
+  /** What training and eval start from without --checkpoint (built on first use, cached). */
+  base(io: { log?: (line: string) => void; home?: string }): Promise<RecipeBase>;
   /** Config defaults: a layer under the config file, the environment and the flags. */
   readonly configDefaults: ConfigLayer;
   /** Sampling defaults under the run's own (training, validation and eval alike), e.g. max_tokens. */

@@ -4,6 +4,13 @@
  * chunks per choice as tokens arrive (text that may still turn out to be part of a stop string,
  * or markup a chat parse needs more of, is held back until it is certain).
  *
+ * Stop strings end the text where they first occur in it, as vLLM's detokenizer does: a generator
+ * that finds one on decoded text (the torch sampler) reports it as stopReason, and the text is cut
+ * before its first occurrence (after it with include_stop_str_in_output) even when its tokens are
+ * not encode(stop) — a model's tokens need not split where the stop string does. token_ids keep
+ * every sampled token. A stream never sends text at or past a stop string, nor the last
+ * (longest stop − 1) characters while one may still be completing.
+ *
  * Chat messages carry the thinking text as both `reasoning` (vLLM today) and `reasoning_content`
  * (older vLLM, our ChatMessage type); tool calls come from parseAssistant.
  */
@@ -36,6 +43,9 @@ export interface Choice {
   sent: number;
   textFed: number;
   decoder: ReturnType<ServingTokenizer["decodeStream"]>;
+  /** The text of every token fed to the decoder. */
+  decoded: string;
+  /** The part of `decoded` sent (or final once finished). */
   text: string;
   reasoningSent: string;
   contentSent: string;
@@ -75,6 +85,7 @@ export class Job {
   started = false;
   private readonly stopIdSet: Set<number>;
   private readonly stopSeqs: { text: string; ids: number[] }[];
+  /** Characters a stream holds back: the start of a stop string that may be completing. */
   private readonly holdback: number;
 
   constructor(
@@ -98,7 +109,7 @@ export class Job {
       .filter((q) => q.ids.length > 0);
     this.holdback = init.includeStop
       ? 0
-      : Math.max(0, ...this.stopSeqs.map((q) => q.ids.length - 1));
+      : Math.max(0, ...this.stopSeqs.map((q) => q.text.length - 1));
     const base = init.seed ?? randomInt(0, 2 ** 32);
     init.prompts.forEach((_, p) => {
       for (let j = 0; j < init.n; j++)
@@ -117,6 +128,7 @@ export class Job {
           decoder: tokenizer.decodeStream({
             skipSpecialTokens: init.kind === "completions" && init.skipSpecial,
           }),
+          decoded: "",
           text: "",
           reasoningSent: "",
           contentSent: "",
@@ -283,15 +295,39 @@ export class Job {
     };
   }
 
-  /** Feeds the tokens whose text is now certain (held back: a possible stop string's start). */
+  /**
+   * The text now certain, past what was sent: once finished, the final text; before, the decoded
+   * text up to the first stop string in it, less the characters a stop string may still complete.
+   */
   private feedText(c: Choice): string {
-    const upTo = c.finish ? c.visible : Math.max(c.textFed, c.ids.length - this.holdback);
-    let out = "";
-    if (upTo > c.textFed) out += c.decoder.push(c.ids.slice(c.textFed, upTo));
-    c.textFed = Math.max(c.textFed, upTo);
-    if (c.finish) out += c.decoder.flush();
-    c.text += out;
+    if (c.ids.length > c.textFed) c.decoded += c.decoder.push(c.ids.slice(c.textFed));
+    c.textFed = c.ids.length;
+    let certain: string;
+    if (c.finish)
+      certain = this.visibleText(c, this.init.kind === "completions" && this.init.skipSpecial);
+    else {
+      const stop = this.firstStop(c.decoded, c.text.length);
+      certain = c.decoded.slice(0, stop ?? Math.max(0, c.decoded.length - this.holdback));
+    }
+    if (certain.length <= c.text.length) return "";
+    const out = certain.slice(c.text.length);
+    c.text = certain;
     return out;
+  }
+
+  /**
+   * Where `text` ends at its first stop string (after it with include_stop_str_in_output). The
+   * first `sent` characters were sent: a stop string can only start in their last (length − 1).
+   */
+  private firstStop(text: string, sent: number): number | undefined {
+    let end: number | undefined;
+    for (const q of this.init.sampling.stopSequences) {
+      const at = text.indexOf(q, Math.max(0, sent - q.length + 1));
+      if (at < 0) continue;
+      const cut = this.init.includeStop ? at + q.length : at;
+      if (end === undefined || cut < end) end = cut;
+    }
+    return end;
   }
 
   private chatLogprobs(c: Choice, from: number, to: number) {
@@ -449,8 +485,13 @@ export class Job {
     };
   }
 
+  /** The text of the visible tokens, ending at a reported stop string's first occurrence. */
   private visibleText(c: Choice, skipSpecialTokens: boolean): string {
-    return this.tokenizer.decode(c.ids.slice(0, c.visible), { skipSpecialTokens });
+    const text = this.tokenizer.decode(c.ids.slice(0, c.visible), { skipSpecialTokens });
+    if (typeof c.stopReason !== "string") return text;
+    const at = text.indexOf(c.stopReason);
+    if (at < 0) return text;
+    return text.slice(0, this.init.includeStop ? at + c.stopReason.length : at);
   }
 
   private completionBody() {

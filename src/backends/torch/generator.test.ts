@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import OpenAI from "openai";
 import { post } from "../../testing/harness.js";
 import type { GenerateBatch, GenerateStep, ServingTokenizer } from "../serving/generator.js";
-import { TorchGenerator, TorchSampler, withModelVocab } from "./generator.js";
+import { TorchGenerator, TorchSampler } from "./generator.js";
 import { WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_worker.py");
@@ -55,7 +55,7 @@ const batch = (over: Partial<GenerateBatch>): GenerateBatch => ({
 });
 
 test("a stop string ends its sequence at the token that completed it; the worker is told", async () => {
-  const gen = new TorchGenerator(worker, tokenizer, 64, 10_000, 0, 2);
+  const gen = new TorchGenerator(worker, tokenizer, 64, 64, 10_000, 0, 2);
   const steps: GenerateStep[] = [];
   const before = ((await worker.call("stats", {}, { timeoutMs: 5_000 })).stops as unknown[]).length;
   // "a" → c d e f …: "de" completes at the third token; "d" → f g h … never shows it
@@ -90,7 +90,7 @@ test("a stop string ends its sequence at the token that completed it; the worker
 });
 
 test("a stop token before the stop string wins; lanes run at once in one decode loop", async () => {
-  const gen = new TorchGenerator(worker, tokenizer, 64, 10_000, 0, 2);
+  const gen = new TorchGenerator(worker, tokenizer, 64, 64, 10_000, 0, 2);
   const [x, y] = await Promise.all([
     gen.lanes[0]!.generate(batch({ stopTokenIds: [4], stopSequences: ["de"] }), () => {}),
     gen.lanes[1]!.generate(batch({ prompts: [[3]], maxTokens: 3 }), () => {}),
@@ -198,15 +198,16 @@ test("through the HTTP front end: ids, logprobs, n, seeds, stop strings, streami
   assert.equal(w.alive, false, "the sampler closes its worker");
 });
 
-test("a model vocabulary padded past the tokenizer: padding ids have no text", () => {
-  const small = { ...tokenizer, vocabSize: 28 }; // ids 0..27 known, 28..63 padding
-  const t = withModelVocab(small, 64);
-  assert.equal(t.vocabSize, 64);
-  assert.equal(t.decode([2, 40, 3]), "ab");
-  const s = t.decodeStream();
-  assert.equal(s.push([40]) + s.push([4, 63]), "c");
-  assert.equal(t.tokenText(40), "");
-  assert.deepEqual(t.tokenBytes(40), []);
-  assert.equal(t.tokenText(2), "a");
-  assert.equal(withModelVocab(tokenizer, 64), tokenizer, "nothing to pad: the tokenizer itself");
+test("generate asks the worker to sample only ids the tokenizer knows (vocabLimit)", async () => {
+  const sent: Record<string, unknown>[] = [];
+  const spy = Object.create(worker) as WorkerProcess;
+  spy.call = (method, params, options) => {
+    if (method === "generate") sent.push(params);
+    return worker.call(method, params, options);
+  };
+  // a model of 64 ids whose tokenizer knows 28 (ids 28..63: embedding padding)
+  const gen = new TorchGenerator(spy, { ...tokenizer, vocabSize: 28 }, 64, 28, 10_000, 0, 1);
+  await gen.lanes[0]!.generate(batch({ maxTokens: 2 }), () => {});
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]!.vocabLimit, 28);
 });

@@ -97,6 +97,8 @@ export class TorchGenerator implements Generator {
     readonly worker: WorkerProcess,
     private readonly tokenizer: ServingTokenizer,
     private readonly maxSeqLen: number,
+    /** Ids ≥ this are never sampled: the tokenizer's size (a model's embedding may be larger). */
+    private readonly vocabLimit: number,
     readonly callTimeoutMs: number,
     public weightVersion: number,
     lanes: number,
@@ -122,6 +124,7 @@ export class TorchGenerator implements Generator {
         stopTokenIds: batch.stopTokenIds,
         topLogprobs: batch.topLogprobs,
         maxSeqLen: this.maxSeqLen,
+        vocabLimit: this.vocabLimit,
       },
       { tokens: int32(values), lengths: int32(lengths), seeds: int64(batch.seeds) },
       {
@@ -245,36 +248,15 @@ function applyStop(s: SampledSequence, w: StopWatch): void {
   s.stopReason = w.hit.stop;
 }
 
-/**
- * The tokenizer as the sampler serves it for a model of `modelVocab` ids. Embeddings are often
- * padded past the tokenizer (Qwen3: 151936 rows for 151669 tokens) and a sampler can draw a
- * padding id: such an id has no text (decode skips it, tokenText "", tokenBytes []) instead of
- * failing the response. Token prompts are checked against the model's vocabulary.
- */
-export function withModelVocab(t: ServingTokenizer, modelVocab: number): ServingTokenizer {
-  if (modelVocab === t.vocabSize) return t;
-  const known = (ids: readonly number[]) =>
-    ids.every((id) => id < t.vocabSize) ? ids : ids.filter((id) => id < t.vocabSize);
-  return {
-    vocabSize: modelVocab,
-    eosTokenIds: t.eosTokenIds,
-    encode: (text) => t.encode(text),
-    decode: (ids, options) => t.decode(known(ids), options),
-    decodeStream: (options) => {
-      const stream = t.decodeStream(options);
-      return { push: (ids) => stream.push(known(ids)), flush: () => stream.flush() };
-    },
-    tokenText: (id) => (id < t.vocabSize ? t.tokenText(id) : ""),
-    tokenBytes: (id) => (id < t.vocabSize ? t.tokenBytes(id) : []),
-  };
-}
-
 export interface TorchSamplerOptions {
   /** An initialised sampler worker; the sampler owns it (close() closes it). */
   worker: WorkerProcess;
   tokenizer: ServingTokenizer;
   renderChat: ChatRenderer;
-  /** The model's vocabulary size (init's vocabSize). */
+  /**
+   * The model's vocabulary size (init's vocabSize). Embeddings are often padded past the tokenizer
+   * (Qwen3: 151936 rows for 151669 tokens): the worker samples only ids both know.
+   */
   vocabSize: number;
   maxSeqLen: number;
   weightVersion: number;
@@ -294,11 +276,12 @@ export class TorchSampler {
   static async start(o: TorchSamplerOptions): Promise<TorchSampler> {
     const c = o.config;
     checkBatchingOptions(c);
-    const tokenizer = withModelVocab(o.tokenizer, o.vocabSize);
+    const tokenizer = o.tokenizer;
     const generator = new TorchGenerator(
       o.worker,
       tokenizer,
       o.maxSeqLen,
+      Math.min(tokenizer.vocabSize, o.vocabSize),
       o.callTimeoutMs,
       o.weightVersion,
       c.lanes,
