@@ -54,7 +54,15 @@ if (extra.includes("--backend")) {
   );
   process.exit(2);
 }
-if (!recipeFor({ benchmark: "countdown", backend, agent: undefined, dataDir: undefined })) {
+if (
+  !recipeFor({
+    benchmark: "countdown",
+    backend,
+    model: undefined,
+    agent: undefined,
+    dataDir: undefined,
+  })
+) {
   console.error(
     `bench/learning --backend ${backend}: this tree has no countdown recipe for the ${backend} backend (rllm train countdown --backend ${backend} from the local countdown base exported as a Hugging Face directory); merge it first`,
   );

@@ -112,14 +112,17 @@ async function serveCheckpoint(
   const log = createLog().info;
   const given = config.eval.checkpoint ?? config.backend.checkpoint;
   const base = given ? { checkpoint: resolveCheckpoint(given) } : await recipe?.base({ log });
-  if (base && "model" in base)
-    throw new ConfigError(
-      `the ${recipe?.name} recipe starts from the model directory ${base.model}, not a checkpoint; evaluate a run's checkpoint: --checkpoint DIR`,
-    );
+  if (base && "model" in base) {
+    if (section.name !== "torch")
+      throw new ConfigError(
+        `the ${recipe?.name} recipe starts from the model directory ${base.model}, which --backend ${backend} cannot serve; pass --checkpoint DIR`,
+      );
+    return serveTorchModel({ ...section, model: base.model });
+  }
   const dir = base?.checkpoint;
   if (!dir)
     throw new ConfigError(
-      `--backend ${backend} needs --checkpoint DIR (a ${backend}-backend checkpoint)`,
+      `--backend ${backend} needs --checkpoint DIR (a ${backend}-backend checkpoint)${backend === "torch" ? " or --model DIR|HUB_ID" : ""}`,
     );
   const served = await definition.serve(dir, config.backend, { log });
   log(

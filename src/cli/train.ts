@@ -158,7 +158,8 @@ export async function runTrainCommand(
         ? base.checkpoint
         : undefined;
   const model = base && "model" in base ? base.model : undefined;
-  if (!checkpoint && !model)
+  const userModel = config.backend.name === "torch" ? config.backend.model : undefined;
+  if (!checkpoint && !model && !userModel)
     io.log(
       "warning: no --checkpoint: training starts from a randomly initialised model, which will not solve much",
     );
