@@ -10,6 +10,10 @@ to ∂L/∂θ of the whole call and accumulate across calls until optim_step. Th
 log π_old is `sampling` (log μ), `current` (this forward's own logprobs, detached) or `given`.
 The KL reference is the starting weights: for LoRA the base model with the adapter disabled, for
 full fine-tuning a frozen copy of the base model, made when a KL loss first asks.
+
+optim_step is AdamW (fused on CUDA) after clipping the global gradient norm. Weight decay applies
+to the weight matrices of linear layers only — not to biases, norms or the token embeddings and
+LM head — as the local backend's decayMask does (src/backends/local/optim.ts).
 """
 
 from __future__ import annotations
@@ -42,6 +46,16 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def decayed_parameters(model: torch.nn.Module) -> set[int]:
+    """ids of the parameters weight decay applies to: matrices (2+ dims) that are not the token
+    embeddings or the LM head (tied or not)."""
+    exempt = {id(model.get_input_embeddings().weight)}
+    head = model.get_output_embeddings()
+    if head is not None:
+        exempt.add(id(head.weight))
+    return {id(p) for p in model.parameters() if p.dim() >= 2 and id(p) not in exempt}
+
+
 class Trainer:
     def __init__(self, params: dict):
         missing = [k for k in INIT_KEYS if k not in params]
@@ -62,7 +76,15 @@ class Trainer:
         self.device = params["device"]
         self.lora = is_lora(self.model)
         self.trainable = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(self.trainable, lr=0.0, fused=self.device == "cuda")
+        decayed = decayed_parameters(self.model)
+        self.optimizer = torch.optim.AdamW(
+            [
+                {"params": [p for p in self.trainable if id(p) in decayed], "decay": True},
+                {"params": [p for p in self.trainable if id(p) not in decayed], "decay": False},
+            ],
+            lr=0.0,
+            fused=self.device == "cuda",
+        )
         self.step = 0
         self._loaded = False  # weights came from a checkpoint (then the KL reference reloads the base)
         self._reference: torch.nn.Module | None = None
@@ -146,7 +168,7 @@ class Trainer:
                 raise ValueError(f"optim_step: {key} must be a finite number ≥ 0, got {v!r}")
         for group in self.optimizer.param_groups:
             group.update(lr=params["lr"], betas=(params["beta1"], params["beta2"]), eps=params["eps"],
-                         weight_decay=params["weightDecay"])
+                         weight_decay=params["weightDecay"] if group["decay"] else 0.0)
         max_norm = params["maxGradNorm"] if params["maxGradNorm"] > 0 else math.inf
         grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, max_norm)  # the norm before clipping
         self.optimizer.step()

@@ -192,10 +192,15 @@ def test_adamw_clips_then_steps_with_decoupled_weight_decay(tiny_qwen3_dir):
     out = trainer.optim_step({"lr": lr, "beta1": 0.9, "beta2": 0.999, "eps": eps, "weightDecay": wd, "maxGradNorm": max_norm})
     assert out["step"] == 1
     assert out["gradNorm"] == pytest.approx(norm, rel=1e-5)  # before clipping
+    exempt = {"model.embed_tokens.weight", "lm_head.weight"}
+    decayed = {n for n, p in trainer.model.named_parameters() if p.dim() >= 2 and n not in exempt}
+    assert decayed and any(p.dim() == 1 for p in trainer.model.parameters())  # both kinds present
     for name, p in trainer.model.named_parameters():
         gc = g[name] * (max_norm / norm)  # clipped
-        # first AdamW step: m̂ = g, v̂ = g², p ← p·(1 − lr·wd) − lr·g/(|g| + eps)
-        want = before[name] * (1 - lr * wd) - lr * gc / (gc.abs() + eps)
+        # first AdamW step: m̂ = g, v̂ = g², p ← p·(1 − lr·wd) − lr·g/(|g| + eps); wd only on the
+        # linear layers' matrices (not norms, biases, embeddings or the head)
+        decay = wd if name in decayed else 0.0
+        want = before[name] * (1 - lr * decay) - lr * gc / (gc.abs() + eps)
         assert torch.allclose(p.detach(), want, atol=1e-6), name
     assert all(x.abs().sum() == 0 for x in trainer.gradients().values())  # zeroed after the step
     with pytest.raises(ValueError, match="optim_step: lr must be a finite number"):
