@@ -102,30 +102,13 @@ async function serveTorchModel(
 
 /** `--backend local` without a checkpoint: a fresh model of the section's config and seed. */
 async function serveUntrainedLocal(section: Section<"local">): Promise<ServedCheckpoint> {
-  const [{ DEFAULT_GPT_CONFIG, Gpt }, { LocalSampler }] = await Promise.all([
+  const [{ DEFAULT_GPT_CONFIG, Gpt }, { serveLocalWeights }] = await Promise.all([
     import("../backends/local/model.js"),
     import("../backends/local/sampler.js"),
   ]);
   const config = { ...DEFAULT_GPT_CONFIG, ...section.model };
-  const sc = section.sampler;
-  const sampler = await LocalSampler.start({
-    config,
-    params: new Gpt(config, { seed: section.seed }).paramData.slice(),
-    weightVersion: 0,
-    modelName: sc.modelName,
-    workers: sc.workers,
-    maxBatch: sc.maxBatch,
-    batchWindowMs: sc.batchWindowMs,
-    host: sc.host,
-    port: sc.port,
-  });
-  return {
-    baseURL: sampler.baseURL,
-    model: sampler.modelName,
-    weightVersion: 0,
-    kind: "vllm",
-    close: () => sampler.close(),
-  };
+  const params = new Gpt(config, { seed: section.seed }).paramData.slice();
+  return serveLocalWeights(config, params, 0, section.sampler);
 }
 
 /** Adds `serve` to the `rllm model` command. */

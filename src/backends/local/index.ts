@@ -17,28 +17,11 @@ export const localBackend: BackendDefinition<typeof LocalSectionSchema> = {
     return LocalBackend.create(options);
   },
   async serve(checkpoint, { sampler: sc }) {
-    const [{ loadLocalCheckpoint }, { LocalSampler }] = await Promise.all([
+    const [{ loadLocalCheckpoint }, { serveLocalWeights }] = await Promise.all([
       import("./weights.js"),
       import("./sampler.js"),
     ]);
     const ck = await loadLocalCheckpoint(checkpoint);
-    const sampler = await LocalSampler.start({
-      config: ck.config,
-      params: ck.params,
-      weightVersion: ck.checkpoint.weightVersion,
-      modelName: sc.modelName,
-      workers: sc.workers,
-      maxBatch: sc.maxBatch,
-      batchWindowMs: sc.batchWindowMs,
-      host: sc.host,
-      port: sc.port,
-    });
-    return {
-      baseURL: sampler.baseURL,
-      model: sampler.modelName,
-      weightVersion: ck.checkpoint.weightVersion,
-      kind: "vllm",
-      close: () => sampler.close(),
-    };
+    return serveLocalWeights(ck.config, ck.params, ck.checkpoint.weightVersion, sc);
   },
 };

@@ -24,7 +24,9 @@ import type {
 } from "../serving/generator.js";
 import type { SamplerMetrics } from "../serving/scheduler.js";
 import { checkBatchingOptions, SamplerServer } from "../serving/server.js";
+import type { ServedCheckpoint } from "../spi.js";
 import { renderChat } from "./chat-format.js";
+import type { LocalBackendConfig } from "./config.js";
 import { type GptConfig, gptParamLayout } from "./model.js";
 import type { ProgressMessage, SamplerBatch, SamplerWorkerData } from "./sampler-worker.js";
 import { byteTokenizer } from "./tokenizer.js";
@@ -208,4 +210,34 @@ function checkParams(config: GptConfig, params: Float32Array, where: string): vo
     throw new RangeError(
       `${where} got ${params.length} parameters; the model config needs ${want} (the flat layout of gptParamLayout(config))`,
     );
+}
+
+/**
+ * Serves `params` (weights of `config`) as a ServedCheckpoint with the backend section's sampler
+ * settings: what `rllm eval --backend local` and `rllm model serve` start.
+ */
+export async function serveLocalWeights(
+  config: GptConfig,
+  params: Float32Array,
+  weightVersion: number,
+  sc: LocalBackendConfig["sampler"],
+): Promise<ServedCheckpoint> {
+  const sampler = await LocalSampler.start({
+    config,
+    params,
+    weightVersion,
+    modelName: sc.modelName,
+    workers: sc.workers,
+    maxBatch: sc.maxBatch,
+    batchWindowMs: sc.batchWindowMs,
+    host: sc.host,
+    port: sc.port,
+  });
+  return {
+    baseURL: sampler.baseURL,
+    model: sampler.modelName,
+    weightVersion,
+    kind: "vllm",
+    close: () => sampler.close(),
+  };
 }

