@@ -74,7 +74,7 @@ test("the torch section parses with its defaults; each backend refuses the other
     device: "auto",
     dtype: "auto",
     gradientCheckpointing: false,
-    microBatchTokens: 8192,
+    microBatchTokens: 2048,
     logprobChunkTokens: 1024,
     seed: 0,
     timeouts: { startupS: 600, callS: 1800 },

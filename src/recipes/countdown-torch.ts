@@ -22,7 +22,7 @@ import type { Recipe } from "./recipe.js";
 export const COUNTDOWN_TORCH_DEFAULTS = {
   ...COUNTDOWN_RECIPE.rl,
   // named, so the layer's keys are checked against the torch section (the recipe is torch's only)
-  backend: { name: "torch", device: "cpu", sampler: { maxBatch: 256 } },
+  backend: { name: "torch", device: "cpu", microBatchTokens: 1024, sampler: { maxBatch: 256 } },
 } as const;
 
 /**

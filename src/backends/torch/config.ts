@@ -73,8 +73,13 @@ export const TorchBackendConfigSchema = z.strictObject({
   lora: LoraConfigSchema.optional(),
   /** Recompute activations in the backward pass: less memory, ~30% more compute. */
   gradientCheckpointing: z.boolean().default(false),
-  /** Most tokens per packed micro-batch of forwardBackward (gradient accumulation beyond). */
-  microBatchTokens: z.number().int().min(16).max(16_777_216).default(8192),
+  /**
+   * Most tokens per packed micro-batch of forwardBackward (gradient accumulation beyond; a longer
+   * row gets a micro-batch of its own). Attention within a packed micro-batch is dense under a
+   * block-diagonal mask (sdpa; no flash-attn varlen), so its cost grows with this squared: on the
+   * CPU (the countdown model, 18k tokens a call) 8192 ran 3.6k tokens/s, 2048 10.6k, 1024 13.9k.
+   */
+  microBatchTokens: z.number().int().min(16).max(16_777_216).default(2048),
   /** Tokens per chunk of the head + log-softmax (the fp32 logits never exist whole). */
   logprobChunkTokens: z.number().int().min(1).max(1_048_576).default(1024),
   seed: z.number().int().nonnegative().default(0),
