@@ -78,7 +78,7 @@ test("the torch recipe: the local recipe's tasks, agent and sampling; its RL set
   assert.deepEqual(rest, localRest, "lr, schedule, batch, group, temperature: the local recipe's");
   assert.deepEqual(
     backend,
-    { name: "torch", device: "cpu", sampler: { maxBatch: 256 } },
+    { name: "torch", device: "cpu", microBatchTokens: 1024, sampler: { maxBatch: 256 } },
     "no sampler.workers",
   );
   assert.equal(t.configDefaults, COUNTDOWN_TORCH_DEFAULTS);
