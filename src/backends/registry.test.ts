@@ -192,6 +192,7 @@ test("loading the config loads the backends' definitions, not their implementati
       "local/config.ts",
       "local/index.ts",
       "registry.ts",
+      "spi.ts", // ALL_LOSS_CAPABILITIES: the spec, derived from algorithms/loss.ts
       "torch/config.ts",
       "torch/index.ts",
     ]);

@@ -18,7 +18,7 @@
  * the backend cannot compute is a startup error that names the option, never a silent no-op.
  */
 import type { z } from "zod";
-import type { LossSpec } from "../algorithms/loss.js";
+import { AggregationSchema, type LossSpec, LossSpecSchema } from "../algorithms/loss.js";
 import type { Datum } from "../types/index.js";
 
 export interface SamplerInfo {
@@ -79,6 +79,15 @@ export interface BackendCapabilities {
   tisCap: boolean;
   aggregations: readonly string[];
 }
+
+/** Every loss kind, aggregation and option algorithms/loss.ts defines: a backend that computes them all. */
+export const ALL_LOSS_CAPABILITIES: BackendCapabilities = {
+  lossKinds: LossSpecSchema.options.map((o) => o.shape.kind.value),
+  kl: true,
+  entropyBonus: true,
+  tisCap: true,
+  aggregations: AggregationSchema.options,
+};
 
 export interface TrainingBackend {
   readonly name: string;

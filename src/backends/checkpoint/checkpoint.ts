@@ -309,6 +309,26 @@ function parseOrWrap(where: string, bytes: Uint8Array): Record<string, Tensor> {
   }
 }
 
+/**
+ * ROOT/rllm.json parsed, for any backend's loader: a missing file is a CheckpointError that says
+ * `${root} has no rllm.json: ${missing}`, and text that is not JSON one that calls it damaged.
+ */
+export async function readManifestJson(root: string, missing: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(join(root, MANIFEST_FILE), "utf8");
+  } catch {
+    throw new CheckpointError(`${root} has no ${MANIFEST_FILE}: ${missing}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new CheckpointError(
+      `${root}/${MANIFEST_FILE} is not valid JSON (${(e as Error).message}); the checkpoint is damaged`,
+    );
+  }
+}
+
 /** Read and verify a checkpoint written by `saveCheckpoint`. */
 export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
   const root = resolve(dir);
@@ -317,22 +337,10 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
       `no checkpoint at ${root}: the directory does not exist; pass a directory that holds ${MANIFEST_FILE}`,
     );
   }
-  let text: string;
-  try {
-    text = await readFile(join(root, MANIFEST_FILE), "utf8");
-  } catch {
-    throw new CheckpointError(
-      `${root} has no ${MANIFEST_FILE}: it is not an rllm checkpoint (pass the checkpoint directory itself, e.g. checkpoints/step-100)`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new CheckpointError(
-      `${root}/${MANIFEST_FILE} is not valid JSON (${(e as Error).message}); the checkpoint is damaged`,
-    );
-  }
+  const raw = await readManifestJson(
+    root,
+    "it is not an rllm checkpoint (pass the checkpoint directory itself, e.g. checkpoints/step-100)",
+  );
   if (isObject(raw) && raw.format !== CHECKPOINT_FORMAT && typeof raw.backend === "string") {
     throw new CheckpointError(
       `${root} is a checkpoint of the ${raw.backend} backend, which this loader cannot read; use it with --backend ${raw.backend}`,

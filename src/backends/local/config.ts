@@ -4,16 +4,10 @@
  * registry, so it imports zod and types only — never the model, the workers or the wasm kernels.
  */
 import { z } from "zod";
-import type { BackendCapabilities } from "../spi.js";
+import { ALL_LOSS_CAPABILITIES, type BackendCapabilities } from "../spi.js";
 
 /** The losses the local model computes (algorithms/loss.ts): all of them. */
-export const LOCAL_CAPABILITIES: BackendCapabilities = {
-  lossKinds: ["cross_entropy", "importance_sampling", "ppo", "cispo"],
-  kl: true,
-  entropyBonus: true,
-  tisCap: true,
-  aggregations: ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean"],
-};
+export const LOCAL_CAPABILITIES: BackendCapabilities = ALL_LOSS_CAPABILITIES;
 
 /** The local model's vocabulary: 256 bytes + 8 specials (tokenizer.ts). */
 const LOCAL_VOCAB_SIZE = 264;

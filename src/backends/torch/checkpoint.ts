@@ -21,10 +21,15 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { CHECKPOINT_FORMAT, CheckpointError, MANIFEST_FILE } from "../checkpoint/checkpoint.js";
+import {
+  CHECKPOINT_FORMAT,
+  CheckpointError,
+  MANIFEST_FILE,
+  readManifestJson,
+} from "../checkpoint/checkpoint.js";
 
 export const TORCH_CHECKPOINT_FORMAT = "rllm-torch-checkpoint";
 const FORMAT_VERSION = 1;
@@ -55,24 +60,12 @@ export type TorchManifest = z.infer<typeof TorchManifestSchema>;
 /** Reads and checks DIR/rllm.json; a local checkpoint or a damaged manifest is a clear error. */
 export async function readTorchManifest(dir: string): Promise<TorchManifest> {
   const root = resolve(dir);
-  let text: string;
-  try {
-    text = await readFile(join(root, MANIFEST_FILE), "utf8");
-  } catch {
-    throw new CheckpointError(
-      existsSync(root)
-        ? `${root} has no ${MANIFEST_FILE}: it is not a checkpoint of the torch backend (pass the directory a torch run saved, e.g. RUN/checkpoints/step-N/backend; a plain Hugging Face directory goes in backend.model)`
-        : `no checkpoint at ${root}: the directory does not exist`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new CheckpointError(
-      `${root}/${MANIFEST_FILE} is not valid JSON (${(e as Error).message}); the checkpoint is damaged`,
-    );
-  }
+  if (!existsSync(root))
+    throw new CheckpointError(`no checkpoint at ${root}: the directory does not exist`);
+  const raw = await readManifestJson(
+    root,
+    "it is not a checkpoint of the torch backend (pass the directory a torch run saved, e.g. RUN/checkpoints/step-N/backend; a plain Hugging Face directory goes in backend.model)",
+  );
   const r = raw as { format?: unknown; backend?: unknown; extra?: { backend?: unknown } };
   if (r?.format === CHECKPOINT_FORMAT) {
     const other = typeof r.extra?.backend === "string" ? r.extra.backend : "local";

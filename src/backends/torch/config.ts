@@ -15,16 +15,10 @@
  *     else python3 (worker.ts resolves it at start, not here).
  */
 import { z } from "zod";
-import type { BackendCapabilities } from "../spi.js";
+import { ALL_LOSS_CAPABILITIES, type BackendCapabilities } from "../spi.js";
 
 /** The worker implements src/algorithms/loss.ts whole: every kind, aggregation and option. */
-export const TORCH_CAPABILITIES: BackendCapabilities = {
-  lossKinds: ["cross_entropy", "importance_sampling", "ppo", "cispo"],
-  kl: true,
-  entropyBonus: true,
-  tisCap: true,
-  aggregations: ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean"],
-};
+export const TORCH_CAPABILITIES: BackendCapabilities = ALL_LOSS_CAPABILITIES;
 
 const LoraConfigSchema = z
   .strictObject({
