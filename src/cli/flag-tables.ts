@@ -52,6 +52,26 @@ const TORCH_TRAIN_FLAGS = [
     help: "train LoRA adapters of rank r instead of every weight (--backend torch)",
   },
   TORCH_DEVICE,
+  {
+    flag: "--nproc <n>",
+    path: "backend.nproc",
+    parse: int,
+    backend: "torch",
+    help: "trainer processes on this node, one per GPU; above 1 the trainer runs under torchrun (--backend torch)",
+  },
+  {
+    flag: "--nnodes <n>",
+    path: "backend.nnodes",
+    parse: int,
+    backend: "torch",
+    help: "machines the trainer spans; this one is node 0, the others run `rllm worker` (--backend torch)",
+  },
+  {
+    flag: "--rdzv-endpoint <host:port>",
+    path: "backend.rdzvEndpoint",
+    backend: "torch",
+    help: "this node's address and a free port, which every node reaches (with --nnodes > 1; --backend torch)",
+  },
 ] as const satisfies readonly FlagRow[];
 
 /** Whether `rllm eval` serves a torch model itself (--backend torch, or --checkpoint on torch). */

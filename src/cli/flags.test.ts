@@ -49,6 +49,9 @@ function torchSection(f: F): ConfigLayer {
     checkpoint: f.checkpoint,
     model: f.model,
     device: f.device,
+    nproc: f.nproc,
+    nnodes: f.nnodes,
+    rdzvEndpoint: f.rdzvEndpoint,
     ...(f.loraRank !== undefined ? { lora: { rank: f.loraRank } } : {}),
   };
 }
@@ -229,6 +232,16 @@ describe("flag tables", () => {
         ["--loss", "cispo", "--clip-high", "0.2"],
         ["--backend", "torch", "--model", "Qwen/Qwen3-0.6B", "--lora-rank", "8", "--device", "cpu"],
         ["--backend", "torch", "--checkpoint", "ck", "--device", "cuda"],
+        [
+          "--backend",
+          "torch",
+          "--nproc",
+          "4",
+          "--nnodes",
+          "2",
+          "--rdzv-endpoint",
+          "10.0.0.1:29500",
+        ],
       ],
       eval: [
         [],
@@ -251,6 +264,7 @@ describe("flag tables", () => {
         ["--warmup-steps", "2", "--schedule", "cosine", "--save-freq", "1", "--val-freq", "2"],
         ["--seed", "3", "--overlong", "truncate", "--backend", "local"],
         ["--backend", "torch", "--model", "m", "--lora-rank", "4", "--device", "auto"],
+        ["--backend", "torch", "--nproc", "2"],
       ],
       gateway: [
         [],
@@ -393,6 +407,14 @@ describe("flag tables", () => {
       assert.throws(
         () => layer(cmd, to, [...args, "--config", localFile, "--device", "cpu"]),
         /--device is a torch-backend option .*the backend is local \(config file .*local\.yaml\)/,
+      );
+      assert.throws(
+        () => layer(cmd, to, [...args, "--nproc", "2"]),
+        /^ConfigError: --nproc is a torch-backend option \(backend\.nproc\), and the backend is local/,
+      );
+      assert.throws(
+        () => layer(cmd, to, [...args, "--backend", "local", "--rdzv-endpoint", "h:1"]),
+        /--rdzv-endpoint is a torch-backend option \(backend\.rdzvEndpoint\)/,
       );
       // a file that names torch takes the torch knobs without --backend
       const cfg = loadConfig({

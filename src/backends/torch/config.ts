@@ -12,7 +12,14 @@
  *     cuda and float32 on cpu;
  *   - `lora` absent is full fine-tuning; `lora.alpha` defaults to 2·rank;
  *   - `python` absent: $RLLM_PYTHON, else <package root>/python/.venv/bin/python when it exists,
- *     else python3 (worker.ts resolves it at start, not here).
+ *     else python3 (worker.ts resolves it at start, not here);
+ *   - `nproc` 1 and `nnodes` 1 is the plain launch (`python -m rllm_worker`, one process); anything
+ *     more runs the trainer under torchrun (torchrun.ts), nproc processes on each of nnodes nodes;
+ *     the sampler is always one plain process;
+ *   - the node that runs rllm (and the trainer's rank 0, which speaks the RPC) is node 0:
+ *     `nodeRank` is 0 or absent, and the other nodes are started with `rllm worker --node-rank R`;
+ *   - `rdzvEndpoint` (node 0's "host:port", reachable from every node) is required with nnodes > 1
+ *     and refused with nnodes 1, where rllm picks a free port of 127.0.0.1.
  */
 import { z } from "zod";
 import { ALL_LOSS_CAPABILITIES, type BackendCapabilities } from "../spi.js";
@@ -40,7 +47,26 @@ const TimeoutsSchema = z.strictObject({
   startupS: z.number().positive().default(600),
   /** Seconds one call may run before the worker is killed (a hung worker never hangs a run). */
   callS: z.number().positive().default(1800),
+  /**
+   * Seconds a collective of the trainer's ranks may wait (torchrun launches: one rank dead or hung
+   * fails the others after this, not never). Idle time between calls does not count.
+   */
+  collectiveS: z.number().positive().default(600),
 });
+
+/** `host:port`: a hostname, an IPv4 address or a bracketed IPv6 address, and a port 1–65535. */
+const RDZV_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
+
+const RdzvEndpointSchema = z.string().refine(
+  (v) => {
+    const m = RDZV_ENDPOINT.exec(v);
+    return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+  },
+  {
+    error: (i) =>
+      `${JSON.stringify(i.input)} is not "host:port" (e.g. 10.0.0.1:29500): node 0's address, which every node reaches, and a free port (1–65535)`,
+  },
+);
 
 const TorchSamplerConfigSchema = z.strictObject({
   /** Most sequences (prompts × n) in one generate call. */
@@ -56,31 +82,59 @@ const TorchSamplerConfigSchema = z.strictObject({
   lanes: z.number().int().min(1).max(64).default(4),
 });
 
-export const TorchBackendConfigSchema = z.strictObject({
-  /** A Hugging Face model directory or Hub id (required unless `checkpoint`). */
-  model: z.string().min(1).optional(),
-  /** Start from this torch checkpoint (a directory written by save()). */
-  checkpoint: z.string().min(1).optional(),
-  device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
-  dtype: z.enum(["auto", "float32", "bfloat16"]).default("auto"),
-  /** LoRA adapters instead of full fine-tuning. */
-  lora: LoraConfigSchema.optional(),
-  /** Recompute activations in the backward pass: less memory, ~30% more compute. */
-  gradientCheckpointing: z.boolean().default(false),
-  /**
-   * Most tokens per packed micro-batch of forwardBackward (gradient accumulation beyond; a longer
-   * row gets a micro-batch of its own). Attention within a packed micro-batch is dense under a
-   * block-diagonal mask (sdpa; no flash-attn varlen), so its cost grows with this squared: on the
-   * CPU (the countdown model, 18k tokens a call) 8192 ran 3.6k tokens/s, 2048 10.6k, 1024 13.9k.
-   */
-  microBatchTokens: z.number().int().min(16).max(16_777_216).default(2048),
-  /** Tokens per chunk of the head + log-softmax (the fp32 logits never exist whole). */
-  logprobChunkTokens: z.number().int().min(1).max(1_048_576).default(1024),
-  seed: z.number().int().nonnegative().default(0),
-  /** The Python interpreter that runs the worker. */
-  python: z.string().min(1).optional(),
-  timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),
-  sampler: TorchSamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
-});
+export const TorchBackendConfigSchema = z
+  .strictObject({
+    /** A Hugging Face model directory or Hub id (required unless `checkpoint`). */
+    model: z.string().min(1).optional(),
+    /** Start from this torch checkpoint (a directory written by save()). */
+    checkpoint: z.string().min(1).optional(),
+    device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
+    dtype: z.enum(["auto", "float32", "bfloat16"]).default("auto"),
+    /** LoRA adapters instead of full fine-tuning. */
+    lora: LoraConfigSchema.optional(),
+    /** Recompute activations in the backward pass: less memory, ~30% more compute. */
+    gradientCheckpointing: z.boolean().default(false),
+    /**
+     * Most tokens per packed micro-batch of forwardBackward (gradient accumulation beyond; a longer
+     * row gets a micro-batch of its own). Attention within a packed micro-batch is dense under a
+     * block-diagonal mask (sdpa; no flash-attn varlen), so its cost grows with this squared: on the
+     * CPU (the countdown model, 18k tokens a call) 8192 ran 3.6k tokens/s, 2048 10.6k, 1024 13.9k.
+     */
+    microBatchTokens: z.number().int().min(16).max(16_777_216).default(2048),
+    /** Tokens per chunk of the head + log-softmax (the fp32 logits never exist whole). */
+    logprobChunkTokens: z.number().int().min(1).max(1_048_576).default(1024),
+    seed: z.number().int().nonnegative().default(0),
+    /** The Python interpreter that runs the worker. */
+    python: z.string().min(1).optional(),
+    /** Trainer processes on this node (one per GPU); above 1 the trainer runs under torchrun. */
+    nproc: z.number().int().min(1).max(1024).default(1),
+    /** Nodes (machines) the trainer spans; the others run `rllm worker` (each with nproc ranks). */
+    nnodes: z.number().int().min(1).max(1024).default(1),
+    /** This node's rank: always 0 — the node that runs rllm is node 0. */
+    nodeRank: z
+      .literal(0, {
+        error: (i) =>
+          `${JSON.stringify(i.input)}: the node that runs rllm is node 0 (its trainer's rank 0 speaks to rllm); start node R ≥ 1 with \`rllm worker --node-rank R\` instead`,
+      })
+      .default(0),
+    /** Node 0's "host:port" for the ranks' rendezvous (nnodes > 1). */
+    rdzvEndpoint: RdzvEndpointSchema.optional(),
+    timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),
+    sampler: TorchSamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
+  })
+  .superRefine((c, ctx) => {
+    if (c.nnodes > 1 && c.rdzvEndpoint === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["rdzvEndpoint"],
+        message: `required with backend.nnodes ${c.nnodes}: node 0's "host:port" that every node reaches (e.g. 10.0.0.1:29500; --rdzv-endpoint)`,
+      });
+    if (c.nnodes === 1 && c.rdzvEndpoint !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["rdzvEndpoint"],
+        message: `is the rendezvous of several nodes and backend.nnodes is 1 (one node: rllm picks a free port of 127.0.0.1); drop it or set backend.nnodes`,
+      });
+  });
 export type TorchBackendConfig = z.output<typeof TorchBackendConfigSchema>;
 export type TorchBackendConfigInput = z.input<typeof TorchBackendConfigSchema>;
