@@ -19,6 +19,7 @@ import type { BackendContext, ServedCheckpoint } from "../spi.js";
 import { readTorchManifest } from "./checkpoint.js";
 import type { TorchBackendConfig } from "./config.js";
 import { TorchSampler } from "./generator.js";
+import { distributedLaunch, otherNodeCommand } from "./torchrun.js";
 import { resolvePython, type WorkerHello, WorkerProcess, type WorkerRole } from "./worker.js";
 
 /** What `init` answers (trainer and sampler alike). */
@@ -65,19 +66,30 @@ export function resolveDtype(
   return device === "cuda" ? "bfloat16" : "float32";
 }
 
-/** A worker of `role` with the config's interpreter and timeouts. */
+/**
+ * A worker of `role` with the config's interpreter and timeouts; the trainer under torchrun when
+ * the config asks for more than one process (torchrun.ts), logging the `rllm worker` line each
+ * other node runs.
+ */
 export function startWorker(
   config: TorchBackendConfig,
   role: WorkerRole,
   ctx: BackendContext,
 ): Promise<WorkerProcess> {
   const debug = process.env.RLLM_LOG_LEVEL?.toLowerCase() === "debug";
+  const distributed = distributedLaunch(config, role);
+  if (distributed && config.rdzvEndpoint)
+    for (let node = 1; node < config.nnodes; node++)
+      ctx.log(
+        `torch trainer: waiting for node ${node} of ${config.nnodes}; on it, run: ${otherNodeCommand({ ...distributed, rdzvEndpoint: config.rdzvEndpoint, nodeRank: node })}`,
+      );
   return WorkerProcess.start({
     python: resolvePython(config.python),
     role,
     startupTimeoutMs: config.timeouts.startupS * 1000,
     log: ctx.log,
     ...(debug ? { debug: ctx.log } : {}),
+    ...(distributed ? { distributed } : {}),
   });
 }
 

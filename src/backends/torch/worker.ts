@@ -20,13 +20,28 @@
  *     the worker is killed and every pending call rejects with the line (never a hang);
  *   - on Node's `exit` every live worker group is killed; on SIGINT too when nothing else listens
  *     for SIGINT (then Node would have exited; with a listener, such as `rllm train`'s graceful
- *     stop, the listener decides and `exit` still cleans up).
+ *     stop, the listener decides and `exit` still cleans up);
+ *   - a trainer with `distributed` runs under torchrun (torchrun.ts), which starts each rank in a
+ *     session (and group) of its own: "the group" is then torchrun's group and every local rank's
+ *     (its live children, from /proc, and the node-0 pids of hello's world), so the kills above
+ *     reach every rank and what it started; its hello's `world` is checked
+ *     against the launch; when the group fails, the error names the rank that failed first, with
+ *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  type DistributedLaunch,
+  describeGroupFailure,
+  freeLocalEndpoint,
+  localRankPids,
+  parseWorld,
+  torchrunArgs,
+  type WorkerWorld,
+} from "./torchrun.js";
 
 /** Where the package lives (src/backends/torch → the root; dist/backends/torch likewise). */
 export const PACKAGE_ROOT = resolve(import.meta.dirname, "..", "..", "..");
@@ -56,6 +71,17 @@ export interface WorkerHello {
   transformers: string;
   peft: string;
   cuda: boolean;
+  /** Under torchrun: every rank, from rank 0's gather (DIST-CONTRACT.md); absent otherwise. */
+  world?: WorkerWorld;
+}
+
+/** The environment a worker runs in: `extra` over Node's, python/ on PYTHONPATH, unbuffered. */
+export function workerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const pythonPath = join(PACKAGE_ROOT, "python");
+  const env = { ...process.env, ...extra };
+  env.PYTHONPATH = env.PYTHONPATH ? `${pythonPath}:${env.PYTHONPATH}` : pythonPath;
+  env.PYTHONUNBUFFERED = "1";
+  return env;
 }
 
 export interface WorkerStartOptions {
@@ -71,6 +97,8 @@ export interface WorkerStartOptions {
   entry?: string[];
   /** Extra environment for the worker. */
   env?: NodeJS.ProcessEnv;
+  /** Run the trainer's ranks under torchrun (torchrun.ts's distributedLaunch); absent: plain. */
+  distributed?: DistributedLaunch;
 }
 
 export interface CallOptions {
@@ -175,21 +203,22 @@ export class WorkerProcess {
     private readonly options: WorkerStartOptions,
     exchange: string,
     server: Server,
+    /** The torchrun launch, its rendezvous resolved; undefined: the plain one. */
+    private readonly launch: (DistributedLaunch & { rdzvEndpoint: string }) | undefined,
   ) {
     this.role = options.role;
     this.exchange = exchange;
     this.server = server;
-    const socketPath = join(exchange, "rpc.sock");
+    const socket = join(exchange, "rpc.sock");
     const entry = options.entry ?? ["-m", "rllm_worker"];
-    const pythonPath = join(PACKAGE_ROOT, "python");
-    const env = { ...process.env, ...options.env };
-    env.PYTHONPATH = env.PYTHONPATH ? `${pythonPath}:${env.PYTHONPATH}` : pythonPath;
-    env.PYTHONUNBUFFERED = "1";
-    this.child = spawn(
-      options.python,
-      [...entry, "--socket", socketPath, "--exchange", exchange, "--role", options.role],
-      { detached: true, stdio: ["ignore", "pipe", "pipe"], env },
-    );
+    const args = launch
+      ? torchrunArgs({ ...launch, nodeRank: 0 }, { socket, exchange, entry })
+      : [...entry, "--socket", socket, "--exchange", exchange, "--role", options.role];
+    this.child = spawn(options.python, args, {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: workerEnv(options.env),
+    });
     // its stdout (a library's prints) goes with stderr, never into a command's own output
     for (const out of [this.child.stdout!, this.child.stderr!]) {
       out.setEncoding("utf8");
@@ -225,6 +254,12 @@ export class WorkerProcess {
 
   /** Spawns the worker and waits for its `hello`; a `fatal`, an exit or a timeout is an Error. */
   static async start(options: WorkerStartOptions): Promise<WorkerProcess> {
+    if (options.distributed && options.role !== "trainer")
+      throw new Error(`only the trainer runs under torchrun, not the ${options.role}`);
+    const launch = options.distributed && {
+      ...options.distributed,
+      rdzvEndpoint: options.distributed.rdzvEndpoint ?? (await freeLocalEndpoint()),
+    };
     const exchange = makeExchangeDir();
     const server = createServer();
     try {
@@ -239,7 +274,7 @@ export class WorkerProcess {
       rmSync(exchange, { recursive: true, force: true });
       throw e;
     }
-    const w = new WorkerProcess(options, exchange, server);
+    const w = new WorkerProcess(options, exchange, server, launch);
     try {
       await w.waitForHello();
       return w;
@@ -271,8 +306,13 @@ export class WorkerProcess {
             ),
           );
         } else if (e.event === "hello") {
-          this.hello = e as unknown as WorkerHello;
-          ok();
+          try {
+            const world = this.launch ? parseWorld(e.world, this.launch) : undefined;
+            this.hello = { ...(e as unknown as WorkerHello), ...(world ? { world } : {}) };
+            ok();
+          } catch (bad) {
+            err(bad as Error);
+          }
         } else err(e.error as Error);
       };
     });
@@ -317,14 +357,18 @@ export class WorkerProcess {
     });
   }
 
-  /** Sends SIGNAL to the worker's process group (nothing if it is gone). */
+  /** Sends SIGNAL to the worker's process group, and under torchrun to each local rank's. */
   killGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // ESRCH: the group is gone already
+    const groups = [pid];
+    if (this.launch) groups.unshift(...localRankPids(pid, this.hello?.world));
+    for (const g of groups) {
+      try {
+        process.kill(-g, signal);
+      } catch {
+        // ESRCH: the group is gone already
+      }
     }
   }
 
@@ -375,14 +419,18 @@ export class WorkerProcess {
     });
     s.on("error", () => undefined); // 'close' follows
     s.on("close", () => {
-      // usually the worker is exiting: its exit (code, traceback) is the better reason
-      setTimeout(() => {
-        if (this.dead) return;
-        this.fail(
-          new Error(`the torch ${this.role} worker closed its connection${this.tailNote()}`),
-        );
-        this.killGroup("SIGKILL");
-      }, 2_000).unref();
+      // usually the worker is exiting: its exit (code, traceback) is the better reason; torchrun
+      // first stops the other ranks and prints its failure summary, which takes longer
+      setTimeout(
+        () => {
+          if (this.dead) return;
+          this.fail(
+            new Error(`the torch ${this.role} worker closed its connection${this.tailNote()}`),
+          );
+          this.killGroup("SIGKILL");
+        },
+        this.launch ? 15_000 : 2_000,
+      ).unref();
     });
     this.refWhileBusy();
   }
@@ -481,7 +529,21 @@ export class WorkerProcess {
   private onExit(done: () => void): void {
     const ex = this.exited!;
     const how = ex.signal ? `was killed by ${ex.signal}` : `exited with code ${ex.code}`;
-    this.fail(new Error(`the torch ${this.role} worker ${how}${this.tailNote()}`));
+    const launch = this.launch;
+    const failed =
+      launch &&
+      describeGroupFailure(this.stderrTail, {
+        size: launch.nproc * launch.nnodes,
+        nproc: launch.nproc,
+        ...(this.hello?.world ? { ranks: this.hello.world.ranks } : {}),
+      });
+    this.fail(
+      new Error(
+        failed
+          ? `the torch ${this.role}'s ${failed}\ntorchrun ended every rank (it ${how})${this.tailNote()}`
+          : `the torch ${this.role} worker ${how}${this.tailNote()}`,
+      ),
+    );
     done();
   }
 
