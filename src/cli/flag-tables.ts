@@ -1,12 +1,12 @@
 /**
- * The six commands' flag tables (train, eval, sft, gateway, model serve, model setup): a row per
+ * The seven commands' flag tables (train, eval, sft, gateway, model serve, model setup, worker): a row per
  * flag with the config key it sets, the parser of its value and its help. The machinery that
  * turns a table into commander options and a config layer, and the rules a row follows, are
  * flags.ts's.
  *
  * README.md lists each command's flags; flags.test.ts fails when a list and its table disagree.
  */
-import { TorchBackendConfigSchema } from "../backends/torch/config.js";
+import { RdzvEndpointSchema, TorchBackendConfigSchema } from "../backends/torch/config.js";
 import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
@@ -19,6 +19,7 @@ import {
   int,
   intIn,
   num,
+  type Parser,
   parseSamplingParams,
   parseUpstream,
   port,
@@ -545,6 +546,63 @@ export const SETUP_FLAGS = [
   },
 ] as const satisfies readonly FlagRow[];
 
+/** `host:port` of a rendezvous (the config's own check), naming the flag. */
+const endpoint: Parser<string> = (v, flag) => {
+  const r = RdzvEndpointSchema.safeParse(v);
+  if (!r.success) throw new ConfigError(`${flag} ${r.error.issues[0]!.message}`);
+  return r.data;
+};
+
+const seconds: Parser<number> = (v, flag) => {
+  const n = Number(v);
+  if (!(Number.isFinite(n) && n > 0))
+    throw new ConfigError(`${flag} ${v}: must be a positive number of seconds`);
+  return n;
+};
+
+/**
+ * `rllm worker`: node R ≥ 1 of a torch trainer that spans several machines (not config keys: the
+ * config is node 0's, and the values must be node 0's — its `rllm train` logs this command).
+ */
+export const WORKER_FLAGS = [
+  {
+    flag: "--nproc <n>",
+    parse: intIn(1, 1024),
+    required: true,
+    help: "trainer processes on this node (node 0's --nproc: every node runs as many)",
+  },
+  {
+    flag: "--nnodes <n>",
+    parse: intIn(2, 1024),
+    required: true,
+    help: "machines the trainer spans, node 0 included",
+  },
+  {
+    flag: "--node-rank <r>",
+    parse: intIn(1, 1023),
+    required: true,
+    help: "this node's rank, 1 to nnodes − 1 (node 0 runs rllm train)",
+  },
+  {
+    flag: "--rdzv-endpoint <host:port>",
+    parse: endpoint,
+    required: true,
+    help: "node 0's backend.rdzvEndpoint",
+  },
+  {
+    flag: "--collective-timeout-s <s>",
+    parse: seconds,
+    default: TorchBackendConfigSchema.shape.timeouts.parse(undefined).collectiveS,
+    help: "node 0's backend.timeouts.collectiveS",
+  },
+  {
+    flag: "--python <path>",
+    default: "$RLLM_PYTHON, else python/.venv's, else python3",
+    help: "the interpreter with torch, transformers and peft",
+  },
+  { flag: "--print", help: "print the torchrun command and exit, without running it" },
+] as const satisfies readonly FlagRow[];
+
 /** Every command's table, by the words that run it. */
 export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   train: TRAIN_FLAGS,
@@ -553,4 +611,5 @@ export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   gateway: GATEWAY_FLAGS,
   "model serve": SERVE_FLAGS,
   "model setup": SETUP_FLAGS,
+  worker: WORKER_FLAGS,
 };

@@ -36,6 +36,7 @@ import { modelCommand } from "./model.js";
 import { registerServeCommand } from "./serve.js";
 import { sftCommand, sftFlagsToConfig } from "./sft.js";
 import { trainCommand, trainFlagsToConfig } from "./train.js";
+import { workerCommand } from "./worker.js";
 
 // ── the converters as they were written by hand before the tables (the reference) ────────────
 
@@ -488,6 +489,7 @@ describe("flag tables", () => {
     program.addCommand(sftCommand());
     program.addCommand(gatewayCommand());
     program.addCommand(registerServeCommand(modelCommand()));
+    program.addCommand(workerCommand());
     for (const [command, rows] of Object.entries(COMMAND_FLAGS)) {
       const start = readme.indexOf(`\`rllm ${command}\` flags`);
       assert.ok(start >= 0, `README.md has no "\`rllm ${command}\` flags" list`);

@@ -9,6 +9,7 @@ import { modelCommand } from "./model.js";
 import { registerServeCommand } from "./serve.js";
 import { sftCommand } from "./sft.js";
 import { trainCommand } from "./train.js";
+import { workerCommand } from "./worker.js";
 
 const program = new Command()
   .name("rllm")
@@ -23,6 +24,7 @@ registerServeCommand(model);
 program.addCommand(model);
 program.addCommand(sftCommand());
 program.addCommand(trainCommand());
+program.addCommand(workerCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {

@@ -57,7 +57,7 @@ const TimeoutsSchema = z.strictObject({
 /** `host:port`: a hostname, an IPv4 address or a bracketed IPv6 address, and a port 1–65535. */
 const RDZV_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
 
-const RdzvEndpointSchema = z.string().refine(
+export const RdzvEndpointSchema = z.string().refine(
   (v) => {
     const m = RDZV_ENDPOINT.exec(v);
     return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;

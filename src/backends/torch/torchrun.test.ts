@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { TorchBackendConfigSchema } from "./config.js";
+import { startWorker } from "./serve.js";
 import {
   describeGroupFailure,
   distributedLaunch,
@@ -106,6 +107,25 @@ describe("the launch", () => {
       /"world" does not follow DIST-CONTRACT\.md: ranks/,
     );
   });
+});
+
+test("node 0 logs the rllm worker line of every other node", async () => {
+  const logs: string[] = [];
+  const config = TorchBackendConfigSchema.parse({
+    model: "m",
+    python: "/nonexistent/python",
+    nproc: 2,
+    nnodes: 3,
+    rdzvEndpoint: "10.0.0.1:29500",
+  });
+  await assert.rejects(
+    startWorker(config, "trainer", { log: (l) => logs.push(l) }),
+    /was not found/,
+  );
+  assert.deepEqual(logs, [
+    "torch trainer: waiting for node 1 of 3; on it, run: rllm worker --nproc 2 --nnodes 3 --node-rank 1 --rdzv-endpoint 10.0.0.1:29500 --collective-timeout-s 600",
+    "torch trainer: waiting for node 2 of 3; on it, run: rllm worker --nproc 2 --nnodes 3 --node-rank 2 --rdzv-endpoint 10.0.0.1:29500 --collective-timeout-s 600",
+  ]);
 });
 
 describe("ranks under real torchrun", () => {

@@ -1,0 +1,99 @@
+/**
+ * `rllm worker`: node R ≥ 1 of a torch trainer that spans several machines (DIST-CONTRACT.md).
+ * Node 0 runs `rllm train ... --backend torch --nnodes M --rdzv-endpoint H:P` and logs this
+ * command for each other node; here it prints the exact torchrun line and runs it in the
+ * foreground — Ctrl-C and SIGTERM go to torchrun (which stops its ranks), and its exit code is
+ * this command's. `--print` only prints.
+ *
+ *   rllm worker --nproc 8 --nnodes 2 --node-rank 1 --rdzv-endpoint 10.0.0.1:29500
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { Command } from "commander";
+import { TorchBackendConfigSchema } from "../backends/torch/config.js";
+import { torchrunArgs } from "../backends/torch/torchrun.js";
+import { resolvePython, workerEnv } from "../backends/torch/worker.js";
+import { ConfigError } from "../config/index.js";
+import { WORKER_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues } from "./flags.js";
+
+export type WorkerFlags = FlagValues<typeof WORKER_FLAGS>;
+
+/** What a node runs: the interpreter, its arguments, its environment and the line to show. */
+export interface NodeCommand {
+  python: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** `PYTHONPATH=… <python> -m torch.distributed.run …`, quoted for a POSIX shell. */
+  line: string;
+}
+
+/** The torchrun command of node `--node-rank`; a rank outside 1..nnodes−1 is an error. */
+export function nodeCommand(f: WorkerFlags, env: NodeJS.ProcessEnv = process.env): NodeCommand {
+  const { nproc, nnodes, nodeRank, rdzvEndpoint } = f;
+  if (nproc === undefined || nnodes === undefined || nodeRank === undefined || !rdzvEndpoint)
+    throw new ConfigError(
+      "rllm worker needs --nproc, --nnodes, --node-rank and --rdzv-endpoint (node 0's rllm train logs the whole command)",
+    );
+  if (nodeRank >= nnodes)
+    throw new ConfigError(
+      `--node-rank ${nodeRank} is not a node of --nnodes ${nnodes}: the other nodes are 1 to ${nnodes - 1} (node 0 runs rllm train)`,
+    );
+  const collectiveTimeoutS =
+    f.collectiveTimeoutS ?? TorchBackendConfigSchema.shape.timeouts.parse(undefined).collectiveS;
+  const python = resolvePython(f.python, env);
+  const args = torchrunArgs({ nproc, nnodes, nodeRank, rdzvEndpoint, collectiveTimeoutS }, {});
+  const runEnv = workerEnv({ ...env, PYTHONPATH: env.PYTHONPATH });
+  const line = [`PYTHONPATH=${shellQuote(runEnv.PYTHONPATH!)}`, python, ...args]
+    .map((a, i) => (i === 0 ? a : shellQuote(a)))
+    .join(" ");
+  return { python, args, env: runEnv, line };
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Runs `cmd` in the foreground until it exits: SIGINT, SIGTERM and SIGHUP are passed on to it,
+ * and its exit code is returned (a signal's death: 128 + its number, as a shell reports it).
+ */
+export function runNodeCommand(
+  cmd: NodeCommand,
+  stdio: "inherit" | "ignore" = "inherit",
+): Promise<number> {
+  const child = spawn(cmd.python, cmd.args, { stdio, env: cmd.env });
+  const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const forward = (sig: NodeJS.Signals) => child.kill(sig);
+  for (const sig of forwarded) process.on(sig, forward);
+  return new Promise<number>((ok, err) => {
+    const done = () => {
+      for (const sig of forwarded) process.off(sig, forward);
+    };
+    child.once("error", (e: NodeJS.ErrnoException) => {
+      done();
+      err(
+        e.code === "ENOENT"
+          ? new Error(
+              `the Python interpreter ${cmd.python} was not found; pass --python or set RLLM_PYTHON to one with torch, transformers and peft`,
+            )
+          : e,
+      );
+    });
+    child.once("exit", (code, signal) => {
+      done();
+      ok(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    });
+  });
+}
+
+export function workerCommand(): Command {
+  const cmd = new Command("worker").description(
+    "Start node R ≥ 1 of a torch trainer on several machines (node 0 runs `rllm train --backend torch --nnodes M --rdzv-endpoint H:P` and logs this command): prints the torchrun line and runs it in the foreground.",
+  );
+  return addFlags(cmd, WORKER_FLAGS).action(async (flags: WorkerFlags) => {
+    const c = nodeCommand(flags);
+    console.log(c.line);
+    if (!flags.print) process.exitCode = await runNodeCommand(c);
+  });
+}
