@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Command } from "commander";
 import { PACKAGE_ROOT } from "../backends/torch/worker.js";
-import { nodeCommand, runNodeCommand, type WorkerFlags, workerCommand } from "./worker.js";
+import { nodeCommand, startNodeCommand, type WorkerFlags, workerCommand } from "./worker.js";
 
 /** Parses `argv` as `rllm worker`; returns the flags, what it printed, or the error. */
 async function run(argv: string[]): Promise<{ out: string[]; flags: WorkerFlags }> {
@@ -99,21 +99,21 @@ describe("rllm worker", () => {
       env: process.env,
       line: "",
     });
-    assert.equal(await runNodeCommand(cmd("import sys; sys.exit(7)"), "ignore"), 7);
+    assert.equal(await startNodeCommand(cmd("import sys; sys.exit(7)"), "ignore").exited, 7);
     assert.equal(
-      await runNodeCommand(
+      await startNodeCommand(
         cmd("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"),
         "ignore",
-      ),
+      ).exited,
       137,
     );
     // a SIGTERM to rllm worker goes to the command (which reports it and exits 0 here)
-    const pending = runNodeCommand(
+    const pending = startNodeCommand(
       cmd(
         "import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\nprint('ready', flush=True)\ntime.sleep(30)\nsys.exit(5)",
       ),
       "ignore",
-    );
+    ).exited;
     await new Promise((r) => setTimeout(r, 500));
     const listeners = process.listeners("SIGTERM");
     assert.ok(listeners.length > 0, "rllm worker listens for SIGTERM while the command runs");
@@ -121,7 +121,7 @@ describe("rllm worker", () => {
     assert.equal(await pending, 0);
     assert.equal(process.listenerCount("SIGTERM"), 0, "and stops listening when it exits");
     await assert.rejects(
-      runNodeCommand({ ...cmd(""), python: "/nonexistent/python" }, "ignore"),
+      startNodeCommand({ ...cmd(""), python: "/nonexistent/python" }, "ignore").exited,
       /the Python interpreter \/nonexistent\/python was not found; pass --python or set RLLM_PYTHON/,
     );
   });

@@ -7,7 +7,7 @@
  *
  *   rllm worker --nproc 8 --nnodes 2 --node-rank 1 --rdzv-endpoint 10.0.0.1:29500
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { Command } from "commander";
 import { TorchBackendConfigSchema } from "../backends/torch/config.js";
@@ -55,18 +55,19 @@ function shellQuote(s: string): string {
 }
 
 /**
- * Runs `cmd` in the foreground until it exits: SIGINT, SIGTERM and SIGHUP are passed on to it,
- * and its exit code is returned (a signal's death: 128 + its number, as a shell reports it).
+ * Starts `cmd` (torchrun: it stops its ranks on SIGTERM); `exited` is its exit code (a signal's
+ * death: 128 + its number, as a shell reports it). SIGINT, SIGTERM and SIGHUP that reach this
+ * process meanwhile are passed on to it.
  */
-export function runNodeCommand(
+export function startNodeCommand(
   cmd: NodeCommand,
   stdio: "inherit" | "ignore" = "inherit",
-): Promise<number> {
+): { child: ChildProcess; exited: Promise<number> } {
   const child = spawn(cmd.python, cmd.args, { stdio, env: cmd.env });
   const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const forward = (sig: NodeJS.Signals) => child.kill(sig);
   for (const sig of forwarded) process.on(sig, forward);
-  return new Promise<number>((ok, err) => {
+  const exited = new Promise<number>((ok, err) => {
     const done = () => {
       for (const sig of forwarded) process.off(sig, forward);
     };
@@ -85,6 +86,7 @@ export function runNodeCommand(
       ok(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
     });
   });
+  return { child, exited };
 }
 
 export function workerCommand(): Command {
@@ -94,6 +96,6 @@ export function workerCommand(): Command {
   return addFlags(cmd, WORKER_FLAGS).action(async (flags: WorkerFlags) => {
     const c = nodeCommand(flags);
     console.log(c.line);
-    if (!flags.print) process.exitCode = await runNodeCommand(c);
+    if (!flags.print) process.exitCode = await startNodeCommand(c).exited;
   });
 }
