@@ -65,7 +65,7 @@ import {
   startWorker,
 } from "./serve.js";
 import { callWithTensors, expectTensor, flatRows, float32, int32, splitRows } from "./tensors.js";
-import type { WorkerProcess } from "./worker.js";
+import type { WorkerHello, WorkerProcess } from "./worker.js";
 
 /** Where the backend's weights came from: what init loads, what checkpoints record. */
 interface Origin {
@@ -217,6 +217,11 @@ export class TorchBackend implements TrainingBackend {
       await trainer.close();
       throw e;
     }
+  }
+
+  /** The trainer worker's hello: what it runs on; under torchrun, `world` (every rank's pid). */
+  get trainerHello(): WorkerHello {
+    return this.trainer.hello!;
   }
 
   /** The weight version the sampler serves. */
