@@ -51,12 +51,15 @@ def row_starts(lengths: Tensor) -> Tensor:
     return torch.cumsum(lengths, 0) - lengths
 
 
-def micro_batches(tokens: Tensor, lengths: Tensor, budget: int, device: str | torch.device) -> list[MicroBatch]:
-    """The packed micro-batches of a call's flat `tokens` split by `lengths`."""
+def micro_batches(
+    tokens: Tensor, lengths: Tensor, budget: int, device: str | torch.device, groups: list[list[int]] | None = None
+) -> list[MicroBatch]:
+    """The packed micro-batches of a call's flat `tokens` split by `lengths` (grouped by `plan`, or
+    as `groups` says)."""
     starts = row_starts(lengths).tolist()
     lens = lengths.tolist()
     out = []
-    for rows in plan(lens, budget):
+    for rows in plan(lens, budget) if groups is None else groups:
         flat_index = torch.cat([torch.arange(starts[r], starts[r] + lens[r]) for r in rows])
         positions = torch.cat([torch.arange(lens[r]) for r in rows])
         row_ids = torch.cat([torch.full((lens[r],), i) for i, r in enumerate(rows)])

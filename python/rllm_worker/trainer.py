@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import random
 
 import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import Tensor
+from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
 
 from rllm_worker import checkpoint
 from rllm_worker.logprobs import token_logprobs
-from rllm_worker.loss import LossBatch, LossMetrics, batch_loss, parse_loss_spec
+from rllm_worker.loss import LossBatch, LossMetrics, LossSpec, batch_loss, parse_loss_spec
 from rllm_worker.model import is_lora, load_model
 from rllm_worker.packing import check_rows, micro_batches, row_starts
 from rllm_worker.rpc import ProtocolError, Server
@@ -46,42 +46,53 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def decayed_parameters(model: torch.nn.Module) -> set[int]:
-    """ids of the parameters weight decay applies to: matrices (2+ dims) that are not the token
+def decayed_names(model: torch.nn.Module) -> set[str]:
+    """Names of the parameters weight decay applies to: matrices (2+ dims) that are not the token
     embeddings or the LM head (tied or not)."""
     exempt = {id(model.get_input_embeddings().weight)}
     head = model.get_output_embeddings()
     if head is not None:
         exempt.add(id(head.weight))
-    return {id(p) for p in model.parameters() if p.dim() >= 2 and id(p) not in exempt}
+    return {name for name, p in model.named_parameters() if p.dim() >= 2 and id(p) not in exempt}
+
+
+def check_init(params: dict) -> None:
+    """Refuses init params the trainer cannot start from (before any model is loaded)."""
+    missing = [k for k in INIT_KEYS if k not in params]
+    if missing:
+        raise ProtocolError(f"init needs {', '.join(missing)}")
+    if isinstance(params["seed"], bool) or not isinstance(params["seed"], int):
+        raise ValueError(f"init: seed must be an integer, got {params['seed']!r}")
+    for key in ("microBatchTokens", "logprobChunkTokens"):
+        if not isinstance(params[key], int) or params[key] < 1:
+            raise ValueError(f"init: {key} must be an integer ≥ 1, got {params[key]!r}")
+
+
+def check_optim(params: dict) -> None:
+    for key in OPTIM_KEYS:
+        v = params.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"optim_step: {key} must be a finite number ≥ 0, got {v!r}")
 
 
 class Trainer:
     def __init__(self, params: dict):
-        missing = [k for k in INIT_KEYS if k not in params]
-        if missing:
-            raise ProtocolError(f"init needs {', '.join(missing)}")
-        if isinstance(params["seed"], bool) or not isinstance(params["seed"], int):
-            raise ValueError(f"init: seed must be an integer, got {params['seed']!r}")
-        for key in ("microBatchTokens", "logprobChunkTokens"):
-            if not isinstance(params[key], int) or params[key] < 1:
-                raise ValueError(f"init: {key} must be an integer ≥ 1, got {params[key]!r}")
+        check_init(params)
         self.params = dict(params)
         seed_everything(int(params["seed"]))
-        loaded = load_model(
-            params["model"], params["device"], params["dtype"], lora=params["lora"], adapter=params["adapter"],
-            gradient_checkpointing=bool(params["gradientCheckpointing"]),
-        )
+        loaded = self._load_model(params)
         self.model, self.info, self.source_dir = loaded.model, loaded.info, loaded.source_dir
         self.device = params["device"]
         self.lora = is_lora(self.model)
-        self.trainable = [p for p in self.model.parameters() if p.requires_grad]
-        decayed = decayed_parameters(self.model)
+        decayed = decayed_names(self.model)
+        self._prepare()
+        named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
+        self.trainable = [p for _, p in named]
+        # the parameter names of each optimizer group, in order (checkpoint.py keys the optimizer state by them)
+        self.group_names = [[n for n, _ in named if n in decayed], [n for n, _ in named if n not in decayed]]
+        by_name = dict(named)
         self.optimizer = torch.optim.AdamW(
-            [
-                {"params": [p for p in self.trainable if id(p) in decayed], "decay": True},
-                {"params": [p for p in self.trainable if id(p) not in decayed], "decay": False},
-            ],
+            [{"params": [by_name[n] for n in names], "decay": decay} for names, decay in zip(self.group_names, (True, False))],
             lr=0.0,
             fused=self.device == "cuda",
         )
@@ -89,9 +100,22 @@ class Trainer:
         self._loaded = False  # weights came from a checkpoint (then the KL reference reloads the base)
         self._reference: torch.nn.Module | None = None
 
+    def _load_model(self, params: dict):
+        return load_model(
+            params["model"], params["device"], params["dtype"], lora=params["lora"], adapter=params["adapter"],
+            gradient_checkpointing=bool(params["gradientCheckpointing"]),
+        )
+
+    def _prepare(self) -> None:
+        """After loading, before the optimizer is made (the distributed trainer shards here)."""
+
     # ── logprobs ─────────────────────────────────────────────────────────────────────────────
-    def _micro_batches(self, tokens: Tensor, lengths: Tensor):
+    def check_tokens(self, tokens: Tensor, lengths: Tensor) -> None:
+        """Refuses a malformed flat batch (packing.check_rows) against this model."""
         check_rows(tokens, lengths, self.info["vocabSize"], self.info["maxSeqLen"])
+
+    def _micro_batches(self, tokens: Tensor, lengths: Tensor):
+        self.check_tokens(tokens, lengths)
         return micro_batches(tokens, lengths, self.params["microBatchTokens"], self.device)
 
     def _logprobs(self, model, mb, grad: bool) -> tuple[Tensor, Tensor]:
@@ -122,7 +146,8 @@ class Trainer:
         return self._logprobs(self._reference, mb, grad=False)[0]
 
     # ── training ─────────────────────────────────────────────────────────────────────────────
-    def forward_backward(self, batch: dict[str, Tensor], loss: dict, denominators: dict, proximal: str) -> dict:
+    def check_batch(self, batch: dict[str, Tensor], loss: dict, denominators: dict, proximal: str) -> tuple[LossSpec, float, float]:
+        """Refuses a malformed forward_backward call; returns its loss spec and denominators (tokens, rows)."""
         spec = parse_loss_spec(loss)
         if "tokens" not in batch or "lengths" not in batch:
             raise ValueError("forward_backward needs tensors tokens and lengths (int32, flat rows)")
@@ -135,12 +160,23 @@ class Trainer:
             if t is None or t.dtype != torch.float32 or t.shape != tokens.shape:
                 raise ValueError(f"forward_backward needs tensor {key}: float32, one entry per token ({tokens.numel()})")
         n_tokens, n_rows = _denominators(denominators)
-        micro = self._micro_batches(tokens, lengths)  # checks the rows first
-        mask = batch["loss_mask"].clone()
-        mask[row_starts(lengths.long())] = 0  # position 0 takes no part
-        on_device = lambda t: t.to(self.device)  # noqa: E731
+        self.check_tokens(tokens, lengths)
+        return spec, n_tokens, n_rows
+
+    def forward_backward(self, batch: dict[str, Tensor], loss: dict, denominators: dict, proximal: str) -> dict:
+        spec, n_tokens, n_rows = self.check_batch(batch, loss, denominators, proximal)
+        micro = micro_batches(batch["tokens"], batch["lengths"], self.params["microBatchTokens"], self.device)
         metrics = LossMetrics(spec)
-        total, mask_sum = 0.0, float(mask.sum())
+        total = self._accumulate(batch, micro, spec, n_tokens, n_rows, proximal, metrics)
+        return {"loss": total, "metrics": metrics.result(total, float(loss_mask(batch).sum()), int(batch["lengths"].numel()))}
+
+    def _accumulate(self, batch: dict[str, Tensor], micro: list, spec: LossSpec, n_tokens: float, n_rows: float,
+                    proximal: str, metrics: LossMetrics) -> float:
+        """Forward and backward of each micro-batch of `batch` under the call's denominators; returns
+        the sum of their losses (gradients accumulate in the parameters)."""
+        mask = loss_mask(batch)
+        on_device = lambda t: t.to(self.device)  # noqa: E731
+        total = 0.0
         self.model.train()
         for mb in micro:
             idx = mb.flat_index.cpu()
@@ -159,22 +195,23 @@ class Trainer:
             if part.requires_grad:
                 part.backward()
             total += part.item()
-        return {"loss": total, "metrics": metrics.result(total, mask_sum, int(lengths.numel()))}
+        return total
 
     def optim_step(self, params: dict) -> dict:
-        for key in OPTIM_KEYS:
-            v = params.get(key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-                raise ValueError(f"optim_step: {key} must be a finite number ≥ 0, got {v!r}")
+        check_optim(params)
         for group in self.optimizer.param_groups:
             group.update(lr=params["lr"], betas=(params["beta1"], params["beta2"]), eps=params["eps"],
                          weight_decay=params["weightDecay"] if group["decay"] else 0.0)
         max_norm = params["maxGradNorm"] if params["maxGradNorm"] > 0 else math.inf
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, max_norm)  # the norm before clipping
+        grad_norm = self._clip_gradients(max_norm)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.step += 1
-        return {"gradNorm": float(grad_norm), "step": self.step}
+        return {"gradNorm": grad_norm, "step": self.step}
+
+    def _clip_gradients(self, max_norm: float) -> float:
+        """Clips the global gradient norm to `max_norm`; returns the norm before clipping."""
+        return float(torch.nn.utils.clip_grad_norm_(self.trainable, max_norm))
 
     def gradients(self) -> dict[str, Tensor]:
         """The accumulated gradient of each trainable parameter (zeros before any), float32."""
@@ -184,20 +221,20 @@ class Trainer:
         }
 
     def export_weights(self, directory: str) -> str:
-        """The trainable weights for the sampler: LoRA the adapter, full every parameter by its
-        state_dict name in model.safetensors. Returns the kind."""
-        os.makedirs(directory, exist_ok=True)
-        if self.lora:
-            self.model.save_pretrained(directory)
-            return "lora"
-        seen: set[int] = set()
-        tensors = {}
-        for name, t in self.model.state_dict().items():
-            t = t.detach().cpu()
-            tensors[name] = t.clone() if t.data_ptr() in seen else t.contiguous()  # tied weights share storage
-            seen.add(t.data_ptr())
-        save_file(tensors, os.path.join(directory, "model.safetensors"))
-        return "full"
+        """The trainable weights for the sampler (checkpoint.export); returns the kind."""
+        checkpoint.export(self, directory)
+        return "lora" if self.lora else "full"
+
+    # ── checkpoints (checkpoint.py) ───────────────────────────────────────────────────────────
+    is_main = True  # the process that writes files (rank 0 of a distributed trainer)
+
+    def weights_state(self) -> dict[str, Tensor] | None:
+        """The weights save_pretrained writes: None, the model's own state_dict."""
+        return None
+
+    def optimizer_state(self) -> dict:
+        """The optimizer state keyed by parameter name."""
+        return get_optimizer_state_dict(self.model, self.optimizer)
 
     def save(self, directory: str) -> list[str]:
         return checkpoint.save(self, directory)
@@ -206,6 +243,16 @@ class Trainer:
         self._loaded = True
         self._reference = None
         return checkpoint.load(self, directory)
+
+    def restore(self, saved: dict) -> int:
+        return checkpoint.restore(self, saved)
+
+
+def loss_mask(batch: dict[str, Tensor]) -> Tensor:
+    """The batch's loss mask with every row's position 0 masked out (nothing predicts it)."""
+    mask = batch["loss_mask"].clone()
+    mask[row_starts(batch["lengths"].long())] = 0
+    return mask
 
 
 def _denominators(d: dict) -> tuple[float, float]:

@@ -1,6 +1,8 @@
 """Resume: save → load into a fresh Trainer → the next step equals the uninterrupted run bit for bit
 (CPU fp32), for full fine-tuning and for LoRA (with dropout, so the restored RNG state matters)."""
 
+import shutil
+
 import pytest
 import torch
 
@@ -43,3 +45,20 @@ def test_load_refuses_a_checkpoint_of_the_other_kind(tiny_qwen3_dir, tmp_path):
         full.load(str(tmp_path / "lora"))
     with pytest.raises(FileNotFoundError, match="has no worker.json"):
         full.load(str(tmp_path))
+
+
+def test_load_reads_the_optimizer_of_a_checkpoint_written_before_the_dcp_optimizer(tiny_qwen3_dir, tmp_path):
+    """Older checkpoints kept the optimizer in trainer_state.pt (torch.optim's state_dict, by index)."""
+    params = init_params(tiny_qwen3_dir, seed=3)
+    run = Trainer(params)
+    step(run, make_batch(seed=1), SPEC)
+    run.save(str(tmp_path / "old"))
+    shutil.rmtree(tmp_path / "old" / "optimizer")
+    state = torch.load(tmp_path / "old" / "trainer_state.pt", weights_only=False)
+    torch.save({**state, "optimizer": run.optimizer.state_dict()}, tmp_path / "old" / "trainer_state.pt")
+
+    resumed = Trainer(params)
+    assert resumed.load(str(tmp_path / "old")) == 1
+    a, b = run.optimizer.state_dict(), resumed.optimizer.state_dict()
+    assert a["param_groups"] == b["param_groups"]
+    assert all(torch.equal(a["state"][i][k], b["state"][i][k]) for i in a["state"] for k in ("exp_avg", "exp_avg_sq"))
