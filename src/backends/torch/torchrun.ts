@@ -253,10 +253,15 @@ function signalName(n: number): string {
 const LOST_PEER =
   /Connection (?:closed|reset) by peer|remote (?:worker|process|peer)|Broken pipe|DistNetworkError|NCCL communicator was aborted/i;
 
+/** Whether an error message only says that another rank went away. */
+export function lostPeer(message: string): boolean {
+  return LOST_PEER.test(message);
+}
+
 /** Whether `f` caused the group's end rather than suffered it (see the header). */
 function isCause(f: RankFailure): boolean {
   if (f.signal) return f.signal !== "SIGTERM";
-  return !LOST_PEER.test(f.traceback);
+  return !lostPeer(f.traceback);
 }
 
 /** The failures, the cause first (see the header), torchrun's root cause and rank order after. */

@@ -26,7 +26,8 @@
  *     (its live children, from /proc, and the node-0 pids of hello's world), so the kills above
  *     reach every rank and what it started; its hello's `world` is checked
  *     against the launch; when the group fails, the error names the rank that failed first, with
- *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit).
+ *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit); an
+ *     error reply of rank 0 that only says another rank is gone waits for that (bounded).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -38,6 +39,7 @@ import {
   describeGroupFailure,
   freeLocalEndpoint,
   localRankPids,
+  lostPeer,
   parseWorld,
   torchrunArgs,
   type WorkerWorld,
@@ -134,6 +136,9 @@ interface Pending {
 }
 
 const STDERR_TAIL_BYTES = 64 * 1024;
+
+/** How long a torchrun group that lost a rank gets to end (and print its summary). */
+const GROUP_END_MS = 15_000;
 
 /** A private 0700 directory, under /dev/shm when it is writable. */
 function makeExchangeDir(): string {
@@ -429,7 +434,7 @@ export class WorkerProcess {
           );
           this.killGroup("SIGKILL");
         },
-        this.launch ? 15_000 : 2_000,
+        this.launch ? GROUP_END_MS : 2_000,
       ).unref();
     });
     this.refWhileBusy();
@@ -469,14 +474,14 @@ export class WorkerProcess {
     if (p.eventError) p.reject(p.eventError);
     else if (m.error && typeof m.error === "object") {
       const e = m.error as { type?: unknown; message?: unknown; traceback?: unknown };
-      p.reject(
-        new WorkerError(
-          p.method,
-          String(e.type ?? "Error"),
-          String(e.message ?? ""),
-          typeof e.traceback === "string" ? e.traceback : "",
-        ),
+      const err = new WorkerError(
+        p.method,
+        String(e.type ?? "Error"),
+        String(e.message ?? ""),
+        typeof e.traceback === "string" ? e.traceback : "",
       );
+      if (this.launch && lostPeer(err.pythonMessage)) this.awaitGroupEnd(m.id as number, p, err);
+      else p.reject(err);
     } else if (m.result && typeof m.result === "object" && !Array.isArray(m.result)) {
       p.resolve(m.result as Record<string, unknown>);
     } else {
@@ -506,6 +511,24 @@ export class WorkerProcess {
       // the caller's bug, not the stream's: the call fails with it when the worker answers
       p.eventError = e instanceof Error ? e : new Error(String(e));
     }
+  }
+
+  /**
+   * Rank 0 answered a call with another rank's loss (a collective's peer is gone): the group is
+   * ending, and its exit names the rank that failed (onExit). The call waits for that, at most
+   * GROUP_END_MS; a group still up then is killed and the call rejects with rank 0's error.
+   */
+  private awaitGroupEnd(id: number, p: Pending, err: WorkerError): void {
+    p.timer = setTimeout(() => {
+      this.fail(
+        new Error(
+          `the torch ${this.role}'s rank 0 lost another rank (${err.type}: ${err.pythonMessage}) and the group did not end within ${GROUP_END_MS / 1000} s; it was killed${this.tailNote()}`,
+        ),
+      );
+      this.killGroup("SIGKILL");
+    }, GROUP_END_MS);
+    this.pending.set(id, p);
+    this.refWhileBusy();
   }
 
   private malformed(what: string): void {
