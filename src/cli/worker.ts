@@ -1,5 +1,5 @@
 /**
- * `rllm worker`: node R ≥ 1 of a torch trainer that spans several machines (DIST-CONTRACT.md).
+ * `rllm worker`: node R ≥ 1 of a torch trainer that spans several machines (python/PROTOCOL.md).
  * Node 0 runs `rllm train ... --backend torch --nnodes M --rdzv-endpoint H:P` and logs this
  * command for each other node; here it prints the exact torchrun line and runs it in the
  * foreground — Ctrl-C and SIGTERM go to torchrun (which stops its ranks), and its exit code is

@@ -104,7 +104,7 @@ describe("the launch", () => {
     );
     assert.throws(
       () => parseWorld({ size: 2, nodes: 1 }, launch),
-      /"world" does not follow DIST-CONTRACT\.md: ranks/,
+      /"world" does not follow python\/PROTOCOL\.md: ranks/,
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The trainer on several processes (DIST-CONTRACT.md): the torchrun command line of every node,
+ * The trainer on several processes (python/PROTOCOL.md): the torchrun command line of every node,
  * the `world` the worker's hello reports, and torchrun's failure summary turned into an error that
  * names the rank that failed.
  *
@@ -119,12 +119,12 @@ export function parseWorld(world: unknown, launch: DistributedLaunch): WorkerWor
   const where = "the torch trainer's hello";
   if (world === undefined)
     throw new Error(
-      `${where} has no "world", but it runs under torchrun (backend.nproc ${launch.nproc}, backend.nnodes ${launch.nnodes}): python/rllm_worker is older than the TypeScript side (DIST-CONTRACT.md)`,
+      `${where} has no "world", but it runs under torchrun (backend.nproc ${launch.nproc}, backend.nnodes ${launch.nnodes}): python/rllm_worker is older than the TypeScript side (python/PROTOCOL.md)`,
     );
   const r = WorldSchema.safeParse(world);
   if (!r.success)
     throw new Error(
-      `${where}'s "world" does not follow DIST-CONTRACT.md: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      `${where}'s "world" does not follow python/PROTOCOL.md: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
   const w = r.data;
   const size = launch.nproc * launch.nnodes;

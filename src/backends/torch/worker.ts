@@ -73,7 +73,7 @@ export interface WorkerHello {
   transformers: string;
   peft: string;
   cuda: boolean;
-  /** Under torchrun: every rank, from rank 0's gather (DIST-CONTRACT.md); absent otherwise. */
+  /** Under torchrun: every rank, from rank 0's gather (python/PROTOCOL.md); absent otherwise. */
   world?: WorkerWorld;
 }
 
