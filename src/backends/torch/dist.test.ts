@@ -12,16 +12,21 @@
  *      then a step equal to the 1-process run's second step — the optimizer state came through
  *      the distributed checkpoint onto another layout.
  *
- * Four torchrun/worker launches (~5–10 s each on two cores).
+ *   4. `rllm train gsm8k --backend torch --nproc 2` (LoRA on a tiny Qwen3 with Qwen3's tokenizer):
+ *      a step through the whole trainer — the sampler a plain worker fed by the 2-rank trainer's
+ *      export — and its checkpoint (resuming a checkpoint is 2. and 3.'s).
+ *
+ * Six worker launches (~5–10 s each on two cores); about 2 minutes in all.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { LossSpecSchema } from "../../algorithms/loss.js";
+import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "../../cli/train.js";
 import { nodeCommand, startNodeCommand } from "../../cli/worker.js";
-import { writeTinyModels } from "../../testing/tiny-models.js";
+import { tinyQwen3, writeTinyModels } from "../../testing/tiny-models.js";
 import type { Datum } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
 import { freeLocalEndpoint } from "./torchrun.js";
@@ -206,5 +211,43 @@ describe("the torch trainer on several processes (real torchrun, gloo, fp32)", (
     } finally {
       node1.child.kill("SIGTERM");
     }
+  });
+
+  test("rllm train --nproc 2: a step through the whole trainer, and its checkpoint", async () => {
+    const model = tinyQwen3(join(tmp, "qwen3"));
+    const output = join(tmp, "gsm8k-run");
+    const file = join(tmp, "gsm8k.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        backend: { name: "torch", model, device: "cpu", lora: { rank: 4 }, sampler: { lanes: 1 } },
+        trainer: { samplingParams: { temperature: 1, max_tokens: 6 } },
+        algorithm: { dropZeroVarianceGroups: false },
+      }),
+    );
+    const logs: string[] = [];
+    const config = loadTrainConfig("gsm8k", {
+      file,
+      env: {},
+      flags: trainFlagsToConfig({
+        backend: "torch",
+        nproc: 2,
+        maxSteps: 1,
+        groupSize: 2,
+        batchSize: 2,
+        valFreq: 0,
+        valExamples: 1,
+        valAttempts: 1,
+        dataDir: new URL("../../benchmarks/fixtures/data/", import.meta.url).pathname,
+        output,
+      }),
+    });
+    const first = await runTrainCommand("gsm8k", config, { log: (l) => logs.push(l) });
+    assert.equal(first.steps, 1);
+    assert.ok(existsSync(join(output, "checkpoints", "step-1", "backend", "adapter_config.json")));
+    assert.ok(
+      logs.some((l) => /on 2 × cpu/.test(l)),
+      `the trainer ran on 2 processes:\n${logs.join("\n")}`,
+    );
   });
 });
