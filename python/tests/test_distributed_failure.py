@@ -94,3 +94,26 @@ def test_the_sampler_role_under_torchrun_is_fatal(tmp_path, monkeypatch):
     assert "the sampler role cannot run under torchrun" in fatal["message"]
     conn.close()
     listener.close()
+
+
+def test_sigkill_of_torchrun_leaves_no_rank_behind(tmp_path):
+    """The ranks run in sessions of their own; they die with their torchrun all the same."""
+    w = TorchrunWorker(tmp_path)
+    try:
+        pids = [r["pid"] for r in w.hello["world"]["ranks"]]
+        w.proc.kill()
+        w.proc.wait(10)
+        deadline = time.monotonic() + 20
+        while any(_alive(p) for p in pids):
+            assert time.monotonic() < deadline, f"ranks still running: {[p for p in pids if _alive(p)]}"
+            time.sleep(0.1)
+    finally:
+        w.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
