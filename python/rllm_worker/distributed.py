@@ -119,11 +119,19 @@ def execute(state: dict, command: dict, saved: dict | None = None):
     raise ValueError(f"no distributed method {method!r}")
 
 
+def _shutdown(world: World, command: dict | None = None) -> None:
+    """Rank 0 broadcasts shutdown; every rank then waits until all have it (a rank that left at
+    once could close its connections under a message still on its way to another node)."""
+    _broadcast(world, command)
+    dist.barrier(group=world.control)
+
+
 def follow(world: World) -> None:
     """A rank other than 0: executes every broadcast call until shutdown."""
     state: dict = {}
     while (command := _broadcast(world))["method"] != "shutdown":
         execute(state, command)
+    dist.barrier(group=world.control)
 
 
 def serve(server: Server, world: World) -> None:
@@ -202,12 +210,12 @@ def serve(server: Server, world: World) -> None:
         return run("load", None, None, saved)
 
     @server.method("shutdown")
-    def _shutdown(params, _id):
-        _broadcast(world, {"method": "shutdown"})
+    def _shutdown_all(params, _id):
+        _shutdown(world, {"method": "shutdown"})
         down.append(True)
         server.stop()
         return {}
 
     server.serve()
     if not down:  # the TypeScript side closed the socket: end the followers
-        _broadcast(world, {"method": "shutdown"})
+        _shutdown(world, {"method": "shutdown"})

@@ -4,6 +4,7 @@ and LoRA; its checkpoints are the single-process files plus a DCP optimizer, and
 or 2 ranks to the uninterrupted run's next step. One torchrun serves every test of this module (a
 launch costs seconds); the single-process runs are in-process Trainers."""
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from safetensors.torch import load_file, save_file
 from rllm_worker.fsdp import share
 from rllm_worker.trainer import Trainer
 from test_train import PPO_KL_ENTROPY, denominators, init_params, make_batch
-from torchrun_worker import TorchrunWorker
+from torchrun_worker import TorchrunWorker, free_port, start, torchrun_command
 
 LENGTHS = [5, 1, 7, 3, 9, 1, 2]  # 7 rows; with 4-token micro-batches rank 1 gets 4 micro-batches, two of them
 #                                  1-token (padded), and rank 0 gets 3 (it runs a zero-loss one more)
@@ -181,3 +182,29 @@ def test_shutdown_ends_every_rank_with_status_0(worker):
     assert worker.call("shutdown", {}) == {}
     code, _ = worker.wait(30)
     assert code == 0, worker.output()
+
+
+def test_two_nodes_on_loopback_run_a_step_equal_to_one_process(tmp_path, tiny_qwen3_dir):
+    """Two torchrun launches (one rank each; node 1 without a socket) meet at a static rendezvous,
+    run one step, and end when the TypeScript side closes the socket."""
+    port = free_port()
+    node1 = start(torchrun_command(1, port, nnodes=2, node_rank=1) + ["--role", "trainer"], tmp_path / "node1.log")
+    node0 = TorchrunWorker(tmp_path, nproc=1, nnodes=2, port=port)
+    try:
+        world = node0.hello["world"]
+        assert world["size"] == 2 and world["nodes"] == 2
+        assert [(r["rank"], r["localRank"], r["node"]) for r in world["ranks"]] == [(0, 0, 0), (1, 0, 1)]
+        params = init_params(tiny_qwen3_dir, microBatchTokens=4)
+        one, two = step(Trainer(params), seed=0), step(Dist(node0, params), seed=0)
+        for x, y in zip(one["calls"], two["calls"]):
+            assert x["loss"] == pytest.approx(y["loss"], abs=ATOL)
+        assert one["optim"]["gradNorm"] == pytest.approx(two["optim"]["gradNorm"], abs=ATOL)
+        close_dicts(one["gradients"], two["gradients"], "gradient")
+        node0.conn.shutdown(socket.SHUT_RDWR)  # as if TypeScript went away: rank 0 ends the followers, every node exits 0
+        assert node0.wait(30)[0] == 0, node0.output()
+        assert node1.wait(30) == 0, (tmp_path / "node1.log").read_text()
+    finally:
+        node0.close()
+        if node1.poll() is None:
+            node1.kill()
+            node1.wait(10)

@@ -35,10 +35,11 @@ def start(args: list[str], log: Path, env: dict | None = None) -> subprocess.Pop
 
 
 class TorchrunWorker:
-    """torchrun with `nproc` ranks of the trainer on this node (node 0: rank 0 connects to us)."""
+    """torchrun with `nproc` ranks of the trainer on this node (node 0: rank 0 connects to us); with
+    `plain`, the single-process worker (`python -m rllm_worker`) instead."""
 
     def __init__(self, tmp: Path, nproc: int = 2, nnodes: int = 1, port: int | None = None, timeout_s: float = 60,
-                 entry: list[str] | None = None, env: dict | None = None):
+                 entry: list[str] | None = None, env: dict | None = None, plain: bool = False):
         self.dir = tmp
         self.log = tmp / "torchrun.log"
         self.port = port or free_port()
@@ -46,7 +47,8 @@ class TorchrunWorker:
         listener.bind(str(tmp / "rpc.sock"))
         listener.listen(1)
         listener.settimeout(120)
-        self.proc = start(torchrun_command(nproc, self.port, nnodes, 0, entry) + [
+        launch = [sys.executable, "-m", "rllm_worker"] if plain else torchrun_command(nproc, self.port, nnodes, 0, entry)
+        self.proc = start(launch + [
             "--socket", str(tmp / "rpc.sock"), "--exchange", str(tmp), "--role", "trainer",
             "--collective-timeout-s", str(timeout_s)], self.log, env)
         try:
