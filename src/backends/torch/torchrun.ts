@@ -1,7 +1,7 @@
 /**
- * The trainer on several processes (python/PROTOCOL.md): the torchrun command line of every node,
- * the `world` the worker's hello reports, and torchrun's failure summary turned into an error that
- * names the rank that failed.
+ * The trainer on several processes (python/PROTOCOL.md, "Distributed trainer"): the torchrun
+ * command line of every node, the `world` the worker's hello reports, and torchrun's failure
+ * summary turned into an error that names the rank that failed.
  *
  *   node 0 (worker.ts):  <python> -m torch.distributed.run --rdzv-backend static
  *                          --rdzv-endpoint H:P --nnodes M --node-rank 0 --nproc-per-node N
