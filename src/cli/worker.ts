@@ -57,19 +57,28 @@ function shellQuote(s: string): string {
 /**
  * Starts `cmd` (torchrun: it stops its ranks on SIGTERM); `exited` is its exit code (a signal's
  * death: 128 + its number, as a shell reports it). SIGINT, SIGTERM and SIGHUP that reach this
- * process meanwhile are passed on to it.
+ * process meanwhile are passed on to it, and Node exiting sends it SIGTERM.
  */
 export function startNodeCommand(
   cmd: NodeCommand,
   stdio: "inherit" | "ignore" = "inherit",
 ): { child: ChildProcess; exited: Promise<number> } {
-  const child = spawn(cmd.python, cmd.args, { stdio, env: cmd.env });
+  // a group of its own: a terminal's Ctrl-C reaches rllm alone, which passes it on once (torchrun
+  // stopping its ranks twice could cut its own cleanup short)
+  const child = spawn(cmd.python, cmd.args, {
+    stdio: ["ignore", stdio, stdio],
+    env: cmd.env,
+    detached: true,
+  });
   const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const forward = (sig: NodeJS.Signals) => child.kill(sig);
+  const onExit = () => child.kill("SIGTERM"); // rllm going away stops it too
   for (const sig of forwarded) process.on(sig, forward);
+  process.on("exit", onExit);
   const exited = new Promise<number>((ok, err) => {
     const done = () => {
       for (const sig of forwarded) process.off(sig, forward);
+      process.off("exit", onExit);
     };
     child.once("error", (e: NodeJS.ErrnoException) => {
       done();
