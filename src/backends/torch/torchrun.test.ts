@@ -2,11 +2,11 @@
  * The trainer under torchrun (torchrun.ts, worker.ts): the launch a config asks for, the exact
  * command lines, and — with real torchrun and fixtures/fake_dist_worker.py (two gloo ranks, no
  * model) — the hello's world, one process group for every rank, and a rank that dies or raises
- * reported by its rank and traceback, never waited on. Five torchrun launches (~3–5 s each).
+ * reported by its rank and traceback, never waited on. Six torchrun launches (~3–5 s each).
  * The interpreter is the backend's (RLLM_PYTHON, else python/.venv): it needs torch.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { TorchBackendConfigSchema } from "./config.js";
@@ -14,6 +14,7 @@ import { startWorker } from "./serve.js";
 import {
   describeGroupFailure,
   distributedLaunch,
+  freeLocalEndpoint,
   orderFailures,
   parseFailureSummary,
   parseWorld,
@@ -165,6 +166,33 @@ describe("ranks under real torchrun", () => {
     } finally {
       await w.close();
     }
+  });
+
+  test("a node that never joins: the startup timeout names the rllm worker line, torchrun is killed", async () => {
+    const rdzvEndpoint = await freeLocalEndpoint();
+    const err = await WorkerProcess.start({
+      python: resolvePython(undefined),
+      role: "trainer",
+      entry: [FAKE],
+      startupTimeoutMs: 4_000,
+      distributed: { nproc: 1, nnodes: 2, rdzvEndpoint, collectiveTimeoutS: 30 },
+    }).catch((e: Error) => e);
+    assert.ok(err instanceof Error);
+    assert.match(
+      err.message,
+      /sent no hello within 4 s \(raise backend\.timeouts\.startupS; or nodes 1 to 1 never joined: run the logged `rllm worker` line on each\)/,
+    );
+    // no process of that launch is left (torchrun's command line names the endpoint)
+    const launched = readdirSync("/proc")
+      .filter((e) => /^\d+$/.test(e))
+      .filter((e) => {
+        try {
+          return readFileSync(`/proc/${e}/cmdline`, "utf8").includes(rdzvEndpoint);
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(launched, []);
   });
 
   test("a rank killed by SIGKILL mid-call: every pending call rejects naming it, in bounded time", async () => {

@@ -292,10 +292,16 @@ export class WorkerProcess {
   private waitForHello(): Promise<void> {
     const { role, startupTimeoutMs } = this.options;
     return new Promise<void>((ok, err) => {
+      // several nodes: rank 0 says hello once every node has joined
+      const nodes = this.launch?.nnodes ?? 1;
+      const waitingFor =
+        nodes > 1
+          ? `; or nodes 1 to ${nodes - 1} never joined: run the logged \`rllm worker\` line on each`
+          : "";
       const timer = setTimeout(() => {
         this.fail(
           new Error(
-            `the torch ${role} worker sent no hello within ${startupTimeoutMs / 1000} s (raise backend.timeouts.startupS)${this.tailNote()}`,
+            `the torch ${role} worker sent no hello within ${startupTimeoutMs / 1000} s (raise backend.timeouts.startupS${waitingFor})${this.tailNote()}`,
           ),
         );
         this.killGroup("SIGKILL");
