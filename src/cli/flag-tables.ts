@@ -58,6 +58,7 @@ const TORCH_TRAIN_FLAGS = [
     path: "backend.nproc",
     parse: int,
     backend: "torch",
+    default: TorchBackendConfigSchema.shape.nproc.parse(undefined),
     help: "trainer processes on this node, one per GPU; above 1 the trainer runs under torchrun (--backend torch)",
   },
   {
@@ -65,6 +66,7 @@ const TORCH_TRAIN_FLAGS = [
     path: "backend.nnodes",
     parse: int,
     backend: "torch",
+    default: TorchBackendConfigSchema.shape.nnodes.parse(undefined),
     help: "machines the trainer spans; this one is node 0, the others run `rllm worker` (--backend torch)",
   },
   {
