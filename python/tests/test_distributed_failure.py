@@ -132,3 +132,19 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+def test_a_rank_stuck_inside_a_call_fails_the_group_after_the_collective_timeout(tmp_path, tiny_qwen3_dir):
+    """Rank 1 alive but never reaching the collective: rank 0 gives up after --collective-timeout-s."""
+    w = TorchrunWorker(tmp_path, entry=FAULTS, timeout_s=10,
+                       env={"RLLM_TEST_FAULT": "hang", "RLLM_TEST_MARK": str(tmp_path / "mark")})
+    try:
+        accumulate(w, tiny_qwen3_dir)
+        t0 = time.monotonic()
+        w.send("optim_step", OPTIM)
+        out = ended(w)
+        assert 10 <= time.monotonic() - t0 < BOUND_S
+        summary = out[out.index("Root Cause"):]
+        assert "rank      : 0 (local_rank: 0)" in summary and "Timed out" in summary, out
+    finally:
+        w.close()
