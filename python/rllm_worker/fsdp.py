@@ -76,9 +76,10 @@ class _Logprobs(torch.nn.Module):
         return token_logprobs(self.model, input_ids, position_ids, self.chunk, grad)
 
 
-def shard(model: torch.nn.Module, chunk: int, mp_policy: MixedPrecisionPolicy, gloo: bool) -> _Logprobs:
+def shard(model: torch.nn.Module, chunk: int, mp_policy: MixedPrecisionPolicy) -> _Logprobs:
     """FSDP2 over `model` (in place): each decoder layer, then the `_Logprobs` root, which it returns.
-    Gradients are summed across ranks (divide factor 1; gloo has no pre-multiplied sum, so plain SUM)."""
+    Gradients are summed across ranks: divide factor 1, as a plain SUM (gloo has no pre-multiplied
+    sum, and NCCL's gains nothing at factor 1)."""
     layer_classes = set(getattr(hf_model(model), "_no_split_modules", None) or [])
     layers = [m for m in model.modules() if type(m).__name__ in layer_classes]
     if not layers:
@@ -90,8 +91,7 @@ def shard(model: torch.nn.Module, chunk: int, mp_policy: MixedPrecisionPolicy, g
     for m in root.modules():
         if isinstance(m, FSDPModule):
             m.set_gradient_divide_factor(1.0)
-            if gloo:
-                m.set_force_sum_reduction_for_comms(True)
+            m.set_force_sum_reduction_for_comms(True)
     return root
 
 
@@ -121,7 +121,7 @@ class DistributedTrainer(Trainer):
         compute = self._compute_dtype(self.params)
         mp = MixedPrecisionPolicy(param_dtype=compute, reduce_dtype=torch.float32) if compute == torch.bfloat16 \
             else MixedPrecisionPolicy()
-        return shard(model, self.params["logprobChunkTokens"], mp, gloo=self.params["device"] == "cpu")
+        return shard(model, self.params["logprobChunkTokens"], mp)
 
     def _prepare(self) -> None:
         self.is_main = self.rank == 0

@@ -1,7 +1,9 @@
 """The trainer role (PROTOCOL.md, "Trainer methods"): one model, its optimizer and its gradients.
 
 `Trainer` is plain Python over tensors (the tests drive it directly); `register(server)` puts its
-methods on the RPC server, reading and writing the tensor files of the exchange directory.
+methods on the RPC server, reading and writing the tensor files of the exchange directory. Under
+torchrun, fsdp.py's `DistributedTrainer` (a subclass: sharded model, a share of the rows) runs the
+same methods on every rank and distributed.py serves them.
 
 forward_backward, per call: every row's position 0 is masked out (nothing predicts it); rows are
 packed into micro-batches (packing.py); each micro-batch runs forward (logprobs.py), computes its

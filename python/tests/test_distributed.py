@@ -120,9 +120,10 @@ def test_hello_describes_the_world(worker):
     assert worker.hello["pid"] == world["ranks"][0]["pid"] and all(r["host"] for r in world["ranks"])
 
 
-@pytest.mark.parametrize("lora", [None, LORA], ids=["full", "lora"])
-def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, tiny_model_dir, tmp_path, lora):
-    params = init_params(tiny_model_dir, lora=lora, microBatchTokens=4, seed=5)
+@pytest.mark.parametrize("lora, checkpointing", [(None, False), (LORA, True)], ids=["full", "lora-checkpointing"])
+def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, tiny_model_dir, tmp_path, lora,
+                                                                      checkpointing):
+    params = init_params(tiny_model_dir, lora=lora, microBatchTokens=4, seed=5, gradientCheckpointing=checkpointing)
     one, two = Trainer(params), Dist(worker, params)
     assert two.info == one.info
 

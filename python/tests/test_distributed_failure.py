@@ -10,14 +10,25 @@ import socket
 import time
 
 import pytest
+from safetensors.torch import save_file
 
 from rllm_worker import __main__ as worker_main
-from test_distributed import OPTIM
-from test_train import init_params
+from test_distributed import IS_TOKEN_MEAN, OPTIM
+from test_train import denominators, init_params, make_batch
 from torchrun_worker import TESTS_DIR, TorchrunWorker
 
 BOUND_S = 60
 FAULTS = [str(TESTS_DIR / "dist_faults.py")]
+
+
+def accumulate(w: TorchrunWorker, model_dir) -> None:
+    """init and one forward_backward: the next optim_step's gradient norm needs every rank."""
+    w.call("init", init_params(model_dir))
+    batch = make_batch([4, 6, 3])
+    path = str(w.dir / "batch.safetensors")
+    save_file(batch, path)
+    w.call("forward_backward", {"tensors": path, "loss": IS_TOKEN_MEAN, "denominators": denominators(batch),
+                                "proximal": "sampling"})
 
 
 def ended(w: TorchrunWorker) -> str:
@@ -43,7 +54,7 @@ def test_sigkill_of_rank_1_inside_a_call_ends_the_group(tmp_path, tiny_qwen3_dir
     mark = tmp_path / "rank1-in-call"
     w = TorchrunWorker(tmp_path, entry=FAULTS, env={"RLLM_TEST_FAULT": "hang", "RLLM_TEST_MARK": str(mark)})
     try:
-        w.call("init", init_params(tiny_qwen3_dir))
+        accumulate(w, tiny_qwen3_dir)
         w.send("optim_step", OPTIM)  # rank 0 waits in the gradient-norm all-reduce for rank 1
         deadline = time.monotonic() + 60
         while not mark.exists():
@@ -58,15 +69,19 @@ def test_sigkill_of_rank_1_inside_a_call_ends_the_group(tmp_path, tiny_qwen3_dir
         w.close()
 
 
-def test_an_exception_on_rank_1_mid_call_reaches_the_failure_summary(tmp_path, tiny_qwen3_dir):
-    w = TorchrunWorker(tmp_path, entry=FAULTS, env={"RLLM_TEST_FAULT": "raise"})
+@pytest.mark.parametrize("rank", [1, 0])
+def test_an_exception_mid_call_reaches_the_failure_summary(tmp_path, tiny_qwen3_dir, rank):
+    """Rank 0 too: a failure while the group executes a call is no error reply (the other ranks are
+    mid-call), it ends the group."""
+    w = TorchrunWorker(tmp_path, entry=FAULTS, env={"RLLM_TEST_FAULT": "raise", "RLLM_TEST_FAULT_RANK": str(rank)})
     try:
-        w.call("init", init_params(tiny_qwen3_dir))
+        accumulate(w, tiny_qwen3_dir)
         w.send("optim_step", OPTIM)
+        assert w.file.readline() == b"", "no reply: rank 0 closes the socket as it ends"
         out = ended(w)
-        summary = out[out.rindex("Failures:") if "Failures:" in out else out.index("Root Cause"):]
-        assert "rank      : 1 (local_rank: 1)" in summary, out
-        assert "RuntimeError: injected failure on rank 1" in summary and "dist_faults.py" in summary, out
+        summary = out[out.index("Root Cause"):]
+        assert f"rank      : {rank} (local_rank: {rank})" in summary, out
+        assert f"RuntimeError: injected failure on rank {rank}" in summary and "dist_faults.py" in summary, out
     finally:
         w.close()
 
@@ -117,3 +132,19 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+def test_a_rank_stuck_inside_a_call_fails_the_group_after_the_collective_timeout(tmp_path, tiny_qwen3_dir):
+    """Rank 1 alive but never reaching the collective: rank 0 gives up after --collective-timeout-s."""
+    w = TorchrunWorker(tmp_path, entry=FAULTS, timeout_s=10,
+                       env={"RLLM_TEST_FAULT": "hang", "RLLM_TEST_MARK": str(tmp_path / "mark")})
+    try:
+        accumulate(w, tiny_qwen3_dir)
+        t0 = time.monotonic()
+        w.send("optim_step", OPTIM)
+        out = ended(w)
+        assert 10 <= time.monotonic() - t0 < BOUND_S
+        summary = out[out.index("Root Cause"):]
+        assert "rank      : 0 (local_rank: 0)" in summary and "Timed out" in summary, out
+    finally:
+        w.close()
