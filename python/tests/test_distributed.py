@@ -13,6 +13,7 @@ from safetensors.torch import load_file, save_file
 from rllm_worker.fsdp import share
 from rllm_worker.trainer import Trainer
 from test_train import PPO_KL_ENTROPY, denominators, init_params, make_batch
+from tiny_models import make_tiny_model
 from torchrun_worker import TorchrunWorker, free_port, start, torchrun_command
 
 LENGTHS = [5, 1, 7, 3, 9, 1, 2]  # 7 rows; with 4-token micro-batches rank 1 gets 4 micro-batches, two of them
@@ -22,6 +23,13 @@ CALLS = [(PPO_KL_ENTROPY, "given", 0), (IS_TOKEN_MEAN, "current", 1)]  # (loss, 
 OPTIM = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weightDecay": 0.01, "maxGradNorm": 1.0}
 LORA = {"rank": 4, "alpha": 8, "dropout": 0.0, "targetModules": "all-linear"}
 ATOL = 1e-5
+
+
+@pytest.fixture(scope="module")
+def model_dirs(tmp_path_factory):
+    """Tiny Qwen3 and Llama (tied embeddings) directories. Not conftest's parametrized session
+    fixture: that would let pytest reorder this module's tests, which share one torchrun in order."""
+    return {arch: make_tiny_model(tmp_path_factory.mktemp(f"dist-{arch}"), arch) for arch in ("qwen3", "llama")}
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +128,11 @@ def test_hello_describes_the_world(worker):
     assert worker.hello["pid"] == world["ranks"][0]["pid"] and all(r["host"] for r in world["ranks"])
 
 
+@pytest.mark.parametrize("arch", ["qwen3", "llama"])
 @pytest.mark.parametrize("lora, checkpointing", [(None, False), (LORA, True)], ids=["full", "lora-checkpointing"])
-def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, tiny_model_dir, tmp_path, lora,
-                                                                      checkpointing):
-    params = init_params(tiny_model_dir, lora=lora, microBatchTokens=4, seed=5, gradientCheckpointing=checkpointing)
+def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, model_dirs, tmp_path, lora,
+                                                                      checkpointing, arch):
+    params = init_params(model_dirs[arch], lora=lora, microBatchTokens=4, seed=5, gradientCheckpointing=checkpointing)
     one, two = Trainer(params), Dist(worker, params)
     assert two.info == one.info
 
@@ -165,7 +174,8 @@ def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, t
         close_dicts(moments(check), want_moments, f"resumed on 2 from {saved_by}: AdamW moment")
 
 
-def test_a_bad_request_is_an_error_reply_and_the_group_serves_on(worker, tmp_path):
+def test_a_bad_request_is_an_error_reply_and_the_group_serves_on(worker, model_dirs, tmp_path):
+    worker.call("init", init_params(model_dirs["qwen3"]))
     msg = worker.call_raw("forward_backward", {"tensors": str(tmp_path / "none.safetensors"), "loss": IS_TOKEN_MEAN,
                                                "proximal": "sampling"})
     assert msg["error"]["type"] == "ProtocolError" and "params.denominators" in msg["error"]["message"]
@@ -185,7 +195,7 @@ def test_shutdown_ends_every_rank_with_status_0(worker):
     assert code == 0, worker.output()
 
 
-def test_two_nodes_on_loopback_run_a_step_equal_to_one_process(tmp_path, tiny_qwen3_dir):
+def test_two_nodes_on_loopback_run_a_step_equal_to_one_process(tmp_path, model_dirs):
     """Two torchrun launches (one rank each; node 1 without a socket) meet at a static rendezvous,
     run one step, and end when the TypeScript side closes the socket."""
     port = free_port()
@@ -195,7 +205,7 @@ def test_two_nodes_on_loopback_run_a_step_equal_to_one_process(tmp_path, tiny_qw
         world = node0.hello["world"]
         assert world["size"] == 2 and world["nodes"] == 2
         assert [(r["rank"], r["localRank"], r["node"]) for r in world["ranks"]] == [(0, 0, 0), (1, 0, 1)]
-        params = init_params(tiny_qwen3_dir, microBatchTokens=4)
+        params = init_params(model_dirs["qwen3"], microBatchTokens=4)
         one, two = step(Trainer(params), seed=0), step(Dist(node0, params), seed=0)
         for x, y in zip(one["calls"], two["calls"]):
             assert x["loss"] == pytest.approx(y["loss"], abs=ATOL)
