@@ -147,8 +147,8 @@ def serve(server: Server, world: World) -> None:
 
     def run(method: str, params: dict | None = None, tensors: dict | None = None, saved: dict | None = None):
         command = {"method": method, "params": params, "tensors": tensors}
-        _broadcast(world, command)
-        try:
+        try:  # a peer already dead fails the broadcast itself: as fatal as a failure inside the call
+            _broadcast(world, command)
             return execute(state, command, saved)
         except Exception as e:  # noqa: BLE001 — the other ranks are mid-call: the group cannot serve on
             raise GroupFailure(f"{method} failed on rank 0") from e
