@@ -1,4 +1,4 @@
-"""The trainer on N processes (dist.py runs it under torchrun): the same methods as trainer.py's
+"""The trainer on N processes (distributed.py runs it under torchrun): the same methods as trainer.py's
 `Trainer`, computing what one process computes.
 
 Sharding (FSDP2): `fully_shard` on every decoder layer (the classes the model lists in
@@ -8,7 +8,7 @@ On CUDA with bf16 the parameters stay fp32 (the optimizer's master weights) and 
 bf16 for compute, reducing gradients in fp32; on CPU everything is fp32. Every rank loads the same
 weights and seeds the same RNG before the LoRA init, so every rank starts from the same model.
 
-A forward_backward call, on every rank (each has the whole batch; dist.py broadcasts it):
+A forward_backward call, on every rank (each has the whole batch; distributed.py broadcasts it):
 
     rows     split across ranks by `share` (balanced by tokens, each rank's rows in order)
     loss     each rank's micro-batches under the CALL's denominators, so Σ_ranks ∂Lᵣ/∂θ = ∂L/∂θ
