@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""GPU benchmark of the torch worker (issue 15, "Benchmarks", the GPU bullet): the worker's own code
-(`rllm_worker` from python/, imported, not reimplemented) on random-initialised Qwen2.5-0.5B and
--1.5B architectures, bf16 on CUDA, one run of ≤ 8 minutes that writes JSON. See bench/torch-gpu.md.
+"""GPU benchmark of the torch worker (issues 15 and 16, "Benchmarks", the GPU bullets): the worker's
+own code (`rllm_worker` from python/, imported, not reimplemented) on random-initialised Qwen2.5-0.5B
+and -1.5B architectures, bf16 on CUDA, one run of ≤ 9 minutes that writes JSON. See bench/torch-gpu.md.
 
 Models: built from the configs below with transformers' Qwen2ForCausalLM, random init (std 0.02),
 then `save_pretrained` into a temporary directory, so `load_model`'s real path runs. The final RMSNorm
@@ -10,7 +10,8 @@ weight is set to g = logit_std / (0.02·√hidden) so that the logits have std �
 151,936 ids (which would make the bf16 logprob mismatch look smaller than it is). Throughput does
 not depend on it.
 
-Parts, each case in try/except (its error goes in the JSON, the run goes on), in this order:
+Parts, each case in try/except (its error goes in the JSON, the run goes on), in the order of
+PARTS (the most wanted numbers first; `extras` last):
   update    Trainer.forward_backward (PPO, proximal = sampling) + Trainer.optim_step on one packed
             batch of `step_tokens` tokens (rows of ~1k tokens, the first 128 of each masked out as
             the prompt; advantages ~ N(0, 1) per row; sampling logprobs = the trainer's own
@@ -22,6 +23,11 @@ Parts, each case in try/except (its error goes in the JSON, the run goes on), in
                 F_head = F + 6·vocab·hidden                         (the tied LM head's matmul too)
             Full fine-tuning and LoRA (rank 32, alpha 64, all-linear), gradient checkpointing off;
             then (last, if the budget allows) checkpointing on, and a micro-batch size sweep.
+  fsdp      the update case on fsdp.py's DistributedTrainer in a world of one process (FSDP2 on)
+            beside the plain Trainer's (off); then the sharded trainer's export_weights.
+  publish   the trainer's export_weights into a fresh directory under /dev/shm, then the in-process
+            sampler's set_weights of it: full weights, then the LoRA adapter; min/median of repeats.
+            (fsdp and publish: torch_gpu_scale.py.)
   sampling  Engine (generate.py) on `batch` distinct random prompts of 128 tokens, 256 new tokens,
             temperature 1, no stop token: tokens/s = generated tokens / wall (prefill included);
             ttft = time from `add` to the end of the engine step that sampled a sequence's first
@@ -32,14 +38,13 @@ Parts, each case in try/except (its error goes in the JSON, the run goes on), in
             (bf16, packed, no cache), same weights: δ = trainer − sampler; mean and max |δ|,
             mean k3 = exp(δ) − δ − 1 (≈ KL(sampler‖trainer) per token).
 
-`--budget-s` (default 420) bounds the whole run: a case that would start after it is skipped and
+`--budget-s` (default 450) bounds the whole run: a case that would start after it is skipped and
 listed as such. The JSON is rewritten after every case, so a killed run still leaves its results.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -55,10 +60,12 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+sys.dont_write_bytecode = True  # no bench/__pycache__ from importing torch_gpu_scale (bench/ is not a package)
 
 from rllm_worker.generate import Engine, SamplingParams  # noqa: E402
 from rllm_worker.model import load_model  # noqa: E402
 from rllm_worker.trainer import Trainer  # noqa: E402
+from torch_gpu_scale import free, part_fsdp, part_publish, scale_table, sync  # noqa: E402  (bench/ is sys.path[0])
 
 H200_BF16_DENSE_TFLOPS = 989.0
 ANCHORS = {
@@ -92,10 +99,10 @@ ARCHS = {
 SIZES = {
     "full": dict(step_tokens=32768, row_len=1024, prompt_len=128, micro_batch_tokens=8192, logprob_chunk=2048,
                  warmup=2, timed=3, lora_rank=32, sample_batches=[64, 256], sample_prompt=128, sample_new=256,
-                 sweep_micro=[2048, 4096, 16384], min_case_s=15.0),
+                 sweep_micro=[2048, 4096, 16384], publish_repeats=4, min_case_s=15.0),
     "tiny": dict(step_tokens=1024, row_len=128, prompt_len=16, micro_batch_tokens=512, logprob_chunk=64,
                  warmup=1, timed=2, lora_rank=4, sample_batches=[4, 8], sample_prompt=16, sample_new=8,
-                 sweep_micro=[256], min_case_s=0.0),
+                 sweep_micro=[256], publish_repeats=3, min_case_s=0.0),
 }
 PPO = {"kind": "ppo", "clipLow": 0.2, "clipHigh": 0.28, "tisCap": None, "kl": None, "entropyCoef": 0.0,
        "aggregation": "token-mean"}
@@ -118,8 +125,8 @@ class Bench:
         self.dirs: dict[str, str] = {}
         self.facts: dict[str, dict] = {}
         self.samples: dict[str, dict] = {}  # model → the batch-64 sampling run's tokens and logprobs
-        self.results = {"meta": meta(args, self), "anchors": ANCHORS, "update": [], "sampling": [],
-                        "mismatch": [], "skipped": [], "errors": []}
+        self.results = {"meta": meta(args, self), "anchors": ANCHORS, "update": [], "fsdp": [], "publish": [],
+                        "sampling": [], "mismatch": [], "skipped": [], "errors": []}  # extras' rows go in update
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -164,9 +171,10 @@ class Bench:
             self.results["meta"]["models"][name] = self.facts[name]
         return self.dirs[name]
 
-    def trainer(self, name: str, lora: bool = False, checkpointing: bool = False, micro: int | None = None) -> Trainer:
+    def trainer(self, name: str, lora: bool = False, checkpointing: bool = False, micro: int | None = None,
+                cls: type[Trainer] = Trainer) -> Trainer:
         s = self.sizes
-        return Trainer({
+        return cls({
             "model": self.model_dir(name), "device": self.args.device, "dtype": self.dtype, "seed": 0,
             "lora": {"rank": s["lora_rank"], "alpha": 2 * s["lora_rank"], "dropout": 0.0, "targetModules": "all-linear"}
             if lora else None,
@@ -188,6 +196,7 @@ def meta(args, bench: Bench) -> dict:
         "torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__,
         "device_name": torch.cuda.get_device_name() if cuda else platform.processor() or "cpu",
         "cuda": torch.version.cuda if cuda else None,
+        "tmp_dir": bench.tmp, "tmp_free_gib": round(shutil.disk_usage(bench.tmp).free / 2**30, 1),
         "peak_tflops": args.peak_tflops if cuda else None,
         "flops_formula": {
             "mfu": "tokens/s * (6*N_nonembedding + 12*layers*hidden*s) / peak; s = mean row length (PaLM model "
@@ -208,17 +217,6 @@ def finite(x):
     if isinstance(x, (list, tuple)):
         return [finite(v) for v in x]
     return x
-
-
-def free() -> None:
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
-
-
-def sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
 
 
 def peak_memory_gib(device: str) -> float | None:
@@ -299,9 +297,9 @@ def make_batch(sizes: dict, vocab: int, seed: int = 0) -> dict[str, torch.Tensor
     return {"tokens": tokens, "lengths": lengths_t, "loss_mask": mask, "advantages": advantages}
 
 
-def update_case(bench: Bench, name: str, lora: bool, checkpointing: bool, micro: int | None) -> dict:
+def update_case(bench: Bench, name: str, trainer: Trainer) -> dict:
+    """The update measurement of the header on `trainer` (a Trainer or a DistributedTrainer)."""
     s, device = bench.sizes, bench.args.device
-    trainer = bench.trainer(name, lora=lora, checkpointing=checkpointing, micro=micro)
     batch = make_batch(s, trainer.info["vocabSize"])
     lp = trainer.compute_logprobs(batch["tokens"], batch["lengths"])
     batch["sampling_logprobs"] = lp + 0.05 * torch.randn(lp.shape, generator=torch.Generator().manual_seed(1))
@@ -325,6 +323,7 @@ def update_case(bench: Bench, name: str, lora: bool, checkpointing: bool, micro:
     out = {
         "tokens_per_step": s["step_tokens"], "rows_per_step": denominators["rows"],
         "mean_row_len": round(float(batch["lengths"].float().mean()), 1), "trainable_params": trainer.info["trainableParams"],
+        "param_dtype": str(next(trainer.model.parameters()).dtype).removeprefix("torch."),
         "tok_s": round(tok_s, 1), "step_s": round(mean_step, 4), "forward_backward_s": round(sum(timed_fb) / len(timed_fb), 4),
         "optim_step_s": round(mean_step - sum(timed_fb) / len(timed_fb), 4),
         "step_s_all": [round(t, 4) for t in step_s], "warmup_steps": s["warmup"],
@@ -335,14 +334,13 @@ def update_case(bench: Bench, name: str, lora: bool, checkpointing: bool, micro:
     }
     if not all(math.isfinite(v) for v in (fb["loss"], opt["gradNorm"])):
         raise FloatingPointError(f"non-finite loss {fb['loss']} or gradient norm {opt['gradNorm']}")
-    del trainer
     return out
 
 
-def update_run(bench: Bench, name: str, lora: bool, checkpointing: bool, micro: int | None = None) -> None:
+def update_run(bench: Bench, name: str, lora: bool, checkpointing: bool, micro: int | None = None) -> dict:
     spec = {"model": name, "mode": "lora" if lora else "full", "gradient_checkpointing": checkpointing,
             "micro_batch_tokens": micro or bench.sizes["micro_batch_tokens"]}
-    bench.run("update", spec, lambda: update_case(bench, name, lora, checkpointing, micro))
+    return bench.run("update", spec, lambda: update_case(bench, name, bench.trainer(name, lora, checkpointing, micro)))
 
 
 def part_update(bench: Bench) -> None:
@@ -514,6 +512,7 @@ def table(results: dict) -> str:
         lines.append(f"  {r['model']:13s} {fmt(r.get('tokens'), 'd'):>7s} {fmt(r.get('mean_abs'), '.2e'):>9s} "
                      f"{fmt(r.get('max_abs'), '.2e'):>9s} {fmt(r.get('mean_k3'), '.2e'):>10s} "
                      f"{fmt(r.get('mean_sampled_logprob'), '.2f'):>8s}  {r['status']}")
+    lines += scale_table(results)
     for e in results["errors"]:
         lines.append(f"error: {e['part']} {e.get('model')}: {e['error'][:300]}")
     if results["skipped"]:
@@ -526,14 +525,14 @@ def table(results: dict) -> str:
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="bench/results/torch-gpu.json", help="the JSON file to write")
-    p.add_argument("--budget-s", type=float, default=420.0, help="cases that would start past this many seconds are skipped")
+    p.add_argument("--budget-s", type=float, default=450.0, help="cases that would start past this many seconds are skipped")
     p.add_argument("--device", choices=["cuda", "cpu"], default=None, help="default cuda (cpu with --quick)")
     p.add_argument("--dtype", choices=["bfloat16", "float32"], default=None, help="default bf16 on cuda, fp32 on cpu")
     p.add_argument("--tiny", action="store_true", help="a tiny Qwen2 and tiny sizes: checks the script end to end")
     p.add_argument("--quick", action="store_true", help="shorthand for --device cpu --tiny")
     p.add_argument("--models", nargs="+", default=["qwen2.5-0.5b", "qwen2.5-1.5b"], choices=[k for k in ARCHS if k != "tiny"])
-    p.add_argument("--parts", nargs="+", default=["update", "sampling", "mismatch", "extras"],
-                   choices=["update", "sampling", "mismatch", "extras"], help="extras: checkpointing on, micro-batch sweep")
+    p.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS),
+                   help="run in this order whatever the order given; extras: checkpointing on, micro-batch sweep")
     p.add_argument("--peak-tflops", type=float, default=H200_BF16_DENSE_TFLOPS, help="the GPU's dense bf16 peak (H200: 989)")
     p.add_argument("--logit-std", type=float, default=5.0, help="std of the random model's logits (final-norm gain)")
     args = p.parse_args(argv)
@@ -558,14 +557,9 @@ def main(argv=None) -> int:
     print(f"torch-gpu bench: {bench.results['meta']['device_name']}, torch {torch.__version__}, {bench.dtype}, "
           f"models {bench.models}, budget {args.budget_s:.0f} s → {args.out}", flush=True)
     try:
-        if "update" in args.parts:
-            part_update(bench)
-        if "sampling" in args.parts:
-            part_sampling(bench)
-        if "mismatch" in args.parts:
-            part_mismatch(bench)
-        if "extras" in args.parts:
-            part_update_extras(bench)
+        for part, run in PARTS.items():
+            if part in args.parts:
+                run(bench)
     finally:
         bench.write()
         bench.results["table"] = table(bench.results)
@@ -574,6 +568,16 @@ def main(argv=None) -> int:
     print(bench.results["table"], flush=True)
     return 0
 
+
+# The order of a run: the plain update (also fsdp's "off" rows), then issue 16's numbers, then the rest.
+PARTS = {
+    "update": part_update,
+    "fsdp": lambda bench: part_fsdp(bench, update_case, update_run),
+    "publish": part_publish,
+    "sampling": part_sampling,
+    "mismatch": part_mismatch,
+    "extras": part_update_extras,
+}
 
 if __name__ == "__main__":
     sys.exit(main())
