@@ -44,7 +44,7 @@ from torch.distributed.tensor import DTensor
 from rllm_worker import checkpoint
 from rllm_worker.logprobs import token_logprobs
 from rllm_worker.loss import LossMetrics
-from rllm_worker.model import hf_model, load_model, resolve_dtype
+from rllm_worker.model import DTYPES, hf_model, load_model, resolve_dtype
 from rllm_worker.packing import micro_batches, plan, row_starts
 from rllm_worker.trainer import Trainer, loss_mask
 
@@ -224,6 +224,9 @@ class DistributedTrainer(Trainer):
     def export_weights(self, directory: str) -> str:
         weights = self.weights_state()
         if self.is_main:
+            # the sampler serves in the compute dtype: fp32 master weights travel as bf16 (half the bytes)
+            serve = DTYPES[self.info["dtype"]]
+            weights = {k: v.to(serve) if v.is_floating_point() else v for k, v in weights.items()}
             checkpoint.export(self, directory, weights)
         return "lora" if self.lora else "full"
 
