@@ -19,6 +19,7 @@ import {
   int,
   intIn,
   num,
+  parseSampler,
   parseSamplingParams,
   parseUpstream,
   port,
@@ -79,6 +80,13 @@ export const TRAIN_FLAGS = [
     help: "start from this checkpoint (default: the recipe's base model)",
   },
   ...TORCH_TRAIN_FLAGS,
+  {
+    flag: "--sampler <engine=urls>",
+    path: "backend.sampler",
+    parse: parseSampler,
+    backend: "torch",
+    help: "generate on running vLLM or SGLang servers, pushing each new weight version into them: vllm=URL[,URL...] or sglang=URL[,URL...] (start them with `rllm sampler launch`; default: the in-process sampler; --backend torch)",
+  },
   {
     flag: "--agent <file[#export]>",
     path: "trainer.agent",

@@ -54,6 +54,7 @@ import {
   type TorchBackendConfigInput,
   TorchBackendConfigSchema,
 } from "./config.js";
+import { ExternalSampler } from "./external.js";
 import type { TorchSampler } from "./generator.js";
 import {
   type InitResult,
@@ -163,6 +164,8 @@ export class TorchBackend implements TrainingBackend {
   private exports = 0;
   private samplerServer: TorchSampler | undefined;
   private samplerStarting: Promise<TorchSampler> | undefined;
+  /** vLLM/SGLang servers instead of the in-process sampler (`sampler.engine`), once connected. */
+  private externalStarting: Promise<ExternalSampler> | undefined;
   private closed = false;
 
   private constructor(
@@ -238,8 +241,47 @@ export class TorchBackend implements TrainingBackend {
   }
 
   async sampler(): Promise<SamplerInfo> {
+    if (this.config.sampler.engine !== "torch") return (await this.startExternal()).info();
     const s = await this.startSampler();
     return { baseURL: s.baseURL, model: s.modelName, weightVersion: this.version, kind: "vllm" };
+  }
+
+  /**
+   * Connects to the configured vLLM/SGLang servers; when the trainer's weights are not the base
+   * model's (a checkpoint, an export) they are pushed first, so no server serves stale weights.
+   */
+  private startExternal(): Promise<ExternalSampler> {
+    this.assertOpen();
+    const sampler = this.config.sampler;
+    if (sampler.engine === "torch") throw new Error("startExternal: the sampler is in process");
+    this.externalStarting ??= (async () => {
+      const o = this.origin;
+      const ext = await ExternalSampler.connect(sampler, {
+        exchange: this.trainer.exchange,
+        modelDir: localModelDir(o.kind === "full" ? o.model : o.baseModel),
+        kind: o.kind,
+        version: this.version,
+        log: this.ctx.log,
+      });
+      try {
+        const w = this.samplerWeights;
+        if (
+          this.version > 0 ||
+          w.from === "export" ||
+          w.adapter !== null ||
+          w.model !== o.baseModel
+        )
+          await ext.publish(this.trainer, this.version, this.timeoutMs);
+      } catch (e) {
+        await ext.close();
+        throw e;
+      }
+      return ext;
+    })();
+    this.externalStarting.catch(() => {
+      this.externalStarting = undefined;
+    });
+    return this.externalStarting;
   }
 
   private startSampler(): Promise<TorchSampler> {
@@ -355,6 +397,12 @@ export class TorchBackend implements TrainingBackend {
 
   /** Exports the trainer's weights as `version` and loads them into a running sampler. */
   private async publish(version: number): Promise<void> {
+    if (this.config.sampler.engine !== "torch") {
+      // pushed to every server first; the version advances only once all of them serve it
+      await (await this.startExternal()).publish(this.trainer, version, this.timeoutMs);
+      this.version = version;
+      return;
+    }
     const dir = join(this.trainer.exchange, `weights-${++this.exports}`);
     const r = await this.trainer.call("export_weights", { dir }, { timeoutMs: this.timeoutMs });
     const kind = r.kind === "lora" ? "lora" : "full";
@@ -421,7 +469,8 @@ export class TorchBackend implements TrainingBackend {
     this.optimizerStep = num(r.step, "load", "step");
     this.gradPending = false;
     // a running sampler needs an export; one that starts later loads the checkpoint as it is
-    if (this.samplerServer || this.samplerStarting) await this.publish(m.weightVersion);
+    if (this.samplerServer || this.samplerStarting || this.externalStarting)
+      await this.publish(m.weightVersion);
     else
       await this.useSamplerWeights(
         m.kind === "full"
@@ -449,7 +498,8 @@ export class TorchBackend implements TrainingBackend {
     if (this.closed) return;
     this.closed = true;
     const s = this.samplerServer ?? (await this.samplerStarting?.catch(() => undefined));
-    await Promise.all([s?.close(), this.trainer.close()]);
+    const ext = await this.externalStarting?.catch(() => undefined);
+    await Promise.all([s?.close(), ext?.close(), this.trainer.close()]);
   }
 }
 

@@ -42,7 +42,9 @@ const TimeoutsSchema = z.strictObject({
   callS: z.number().positive().default(1800),
 });
 
+/** `engine: "torch"` (the default; a section without `engine` is this): the in-process sampler. */
 const TorchSamplerConfigSchema = z.strictObject({
+  engine: z.literal("torch").default("torch"),
   /** Most sequences (prompts × n) in one generate call. */
   maxBatch: z.number().int().min(1).max(4096).default(64),
   /** How long the first request of an idle queue waits for others to batch with. */
@@ -55,6 +57,74 @@ const TorchSamplerConfigSchema = z.strictObject({
   /** Concurrent generate calls in flight; the worker merges them into one running batch. */
   lanes: z.number().int().min(1).max(64).default(4),
 });
+
+/** A server's root URL: http(s), no query; a trailing `/` or `/v1` is dropped (routes add it). */
+const ServerUrlSchema = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://10.0.0.5:8000" })
+  .refine((u) => !u.includes("?") && !u.includes("#"), "must have no query or fragment")
+  .transform((u) => u.replace(/\/+$/, "").replace(/\/v1$/, ""));
+
+/**
+ * `engine: "vllm" | "sglang"`: generation on running servers of that engine (`urls`, started with
+ * the flags `rllm sampler launch` prints), the trainer pushing each new weight version into every
+ * one of them (remote/weight-sync.ts).
+ */
+function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
+  return z.strictObject({
+    engine: z.literal(engine),
+    /** The servers' root URLs (http://host:port); generation is spread across them. */
+    urls: z.array(ServerUrlSchema).min(1, "name at least one server URL"),
+    /**
+     * Where each version's weights are written for the servers to read (default: the trainer's
+     * exchange directory). Servers on other machines need a filesystem they share with the
+     * trainer, at the same path.
+     */
+    syncDir: z.string().min(1).optional(),
+    /** Further attempts of a failed admin call (connection error, non-2xx) before the step fails. */
+    retries: z.number().int().min(0).max(100).default(2),
+    /** Seconds one admin call (a load, a weight update) may take. */
+    timeoutS: z.number().positive().max(86_400).default(600),
+    /** Sent as `Authorization: Bearer` on every call (vLLM's and SGLang's --api-key). */
+    apiKey: z
+      .string()
+      .min(1)
+      .regex(/^[^\r\n]*$/, "must be one line")
+      .optional(),
+    /**
+     * LoRA adapter versions kept loaded on each server (older ones are unloaded). An async run's
+     * groups sample up to `trainer.staleness` versions back, so it needs staleness + 1.
+     */
+    keepVersions: z.number().int().min(1).max(64).default(2),
+    /** The base model's served name (default: the first id of the servers' GET /v1/models). */
+    modelName: z.string().min(1).optional(),
+  });
+}
+const VllmSamplerConfigSchema = externalSamplerSchema("vllm");
+const SglangSamplerConfigSchema = externalSamplerSchema("sglang");
+export type ExternalSamplerConfig =
+  | z.output<typeof VllmSamplerConfigSchema>
+  | z.output<typeof SglangSamplerConfigSchema>;
+
+/** Where generation runs: in process (torch) or on vLLM/SGLang servers; a knob of another is an error. */
+const SamplerConfigSchema = z.discriminatedUnion(
+  "engine",
+  [TorchSamplerConfigSchema, VllmSamplerConfigSchema, SglangSamplerConfigSchema],
+  { error: 'must be engine "torch" (the default), "vllm" or "sglang"' },
+);
+export type SamplerConfig = z.output<typeof SamplerConfigSchema>;
+export type TorchSamplerConfig = z.output<typeof TorchSamplerConfigSchema>;
+
+/**
+ * The in-process sampler's section; anything that serves weights in this process (`rllm eval
+ * --backend torch`, `rllm model serve`) needs it, and refuses an external engine by name.
+ */
+export function inProcessSampler(config: { sampler: SamplerConfig }): TorchSamplerConfig {
+  const s = config.sampler;
+  if (s.engine === "torch") return s;
+  throw new Error(
+    `backend.sampler.engine is "${s.engine}", but this command serves the weights itself (the in-process sampler); drop backend.sampler's engine and urls`,
+  );
+}
 
 export const TorchBackendConfigSchema = z.strictObject({
   /** A Hugging Face model directory or Hub id (required unless `checkpoint`). */
@@ -80,7 +150,7 @@ export const TorchBackendConfigSchema = z.strictObject({
   /** The Python interpreter that runs the worker. */
   python: z.string().min(1).optional(),
   timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),
-  sampler: TorchSamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
+  sampler: SamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
 });
 export type TorchBackendConfig = z.output<typeof TorchBackendConfigSchema>;
 export type TorchBackendConfigInput = z.input<typeof TorchBackendConfigSchema>;

@@ -17,7 +17,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { BackendContext, ServedCheckpoint } from "../spi.js";
 import { readTorchManifest } from "./checkpoint.js";
-import type { TorchBackendConfig } from "./config.js";
+import { inProcessSampler, type TorchBackendConfig } from "./config.js";
 import { TorchSampler } from "./generator.js";
 import { resolvePython, type WorkerHello, WorkerProcess, type WorkerRole } from "./worker.js";
 
@@ -134,7 +134,7 @@ export async function launchSampler(
           dtype: resolveDtype(config.dtype, device),
           seed: config.seed,
           adapter: start.adapter,
-          maxBatch: config.sampler.maxBatch,
+          maxBatch: inProcessSampler(config).maxBatch,
           weightVersion: start.weightVersion,
         },
         { timeoutMs },
@@ -149,7 +149,7 @@ export async function launchSampler(
       maxSeqLen: info.maxSeqLen,
       weightVersion: start.weightVersion,
       callTimeoutMs: timeoutMs,
-      config: config.sampler,
+      config: inProcessSampler(config),
     });
   } catch (e) {
     await worker.close();
