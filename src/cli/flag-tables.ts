@@ -534,6 +534,50 @@ export const SETUP_FLAGS = [
 ] as const satisfies readonly FlagRow[];
 
 /** Every command's table, by the words that run it. */
+/** `--gpus 0,1` → [0, 1]. */
+const gpuList = (v: string, flag: string): number[] => {
+  const ids = v.split(",").map((x) => x.trim());
+  if (!ids.every((x) => /^\d+$/.test(x)) || new Set(ids).size !== ids.length)
+    throw new ConfigError(
+      `${flag} ${v}: must be distinct GPU indices separated by commas, e.g. 0,1`,
+    );
+  return ids.map(Number);
+};
+
+/** `rllm sampler launch vllm|sglang`: the server's model, GPUs and weight-sync mode (no config keys). */
+export const SAMPLER_LAUNCH_FLAGS = [
+  {
+    flag: "--model <dir|hub-id>",
+    required: true,
+    help: "the base model the trainer trains (the same directory or Hub id as --model of rllm train)",
+  },
+  {
+    flag: "--gpus <ids>",
+    required: true,
+    parse: gpuList,
+    help: "GPU indices, e.g. 0,1 (tensor parallel over all of them)",
+  },
+  {
+    flag: "--lora-rank <r>",
+    parse: intIn(1, 4096),
+    help: "a LoRA run of this rank: the server loads each version as an adapter",
+  },
+  { flag: "--full-weights", help: "a full fine-tune: the server reloads each version's weights" },
+  {
+    flag: "--keep-versions <k>",
+    parse: intIn(1, 64),
+    default: 2,
+    help: "LoRA versions kept loaded (backend.sampler.keepVersions of the run)",
+  },
+  {
+    flag: "--host <host>",
+    default: "127.0.0.1",
+    help: "address to bind (0.0.0.0 for trainers on other machines)",
+  },
+  { flag: "--port <port>", parse: port, help: "port (default: vllm 8000, sglang 30000)" },
+  { flag: "--dry-run", help: "print the command only" },
+] as const satisfies readonly FlagRow[];
+
 export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   train: TRAIN_FLAGS,
   eval: EVAL_FLAGS,
@@ -541,4 +585,5 @@ export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   gateway: GATEWAY_FLAGS,
   "model serve": SERVE_FLAGS,
   "model setup": SETUP_FLAGS,
+  "sampler launch": SAMPLER_LAUNCH_FLAGS,
 };

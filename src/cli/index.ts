@@ -6,6 +6,7 @@ import { VERSION } from "../version.js";
 import { evalCommand } from "./eval.js";
 import { gatewayCommand } from "./gateway.js";
 import { modelCommand } from "./model.js";
+import { samplerCommand } from "./sampler.js";
 import { registerServeCommand } from "./serve.js";
 import { sftCommand } from "./sft.js";
 import { trainCommand } from "./train.js";
@@ -21,6 +22,7 @@ program.addCommand(evalCommand());
 const model = modelCommand();
 registerServeCommand(model);
 program.addCommand(model);
+program.addCommand(samplerCommand());
 program.addCommand(sftCommand());
 program.addCommand(trainCommand());
 
