@@ -12,10 +12,15 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { loadConfig } from "../../config/index.js";
 import { InProcessGateway } from "../../engine/gateway.js";
+import { chatAgent, evaluator, finalResponse } from "../../sdk/index.js";
+import { Store } from "../../store/sqlite.js";
 import { type FakeUpstream, startFakeUpstream } from "../../testing/fake-upstream.js";
 import { post } from "../../testing/harness.js";
 import { writeTinyModels } from "../../testing/tiny-models.js";
+import { AgentTrainer } from "../../trainer/trainer.js";
+import type { Episode, Task } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
 import { TorchBackendConfigSchema } from "./config.js";
 
@@ -244,4 +249,92 @@ test("config: an external engine takes its own knobs only; a section without eng
   assert.ok(!parse({ engine: "vllm", urls: [] }).success);
   assert.ok(!parse({ engine: "vllm", urls: ["ftp://h"] }).success);
   assert.ok(!parse({ engine: "tgi", urls: ["http://h"] }).success);
+});
+
+describe("the RL loop on two vLLM servers", () => {
+  const tasks: Task[] = Array.from({ length: 4 }, (_, i) => ({
+    id: `t${i}`,
+    data: { q: `q${i}` },
+  }));
+  const parity = evaluator<Episode>((_t, ep) => {
+    const reward = (finalResponse(ep) ?? "").length % 2;
+    return { reward, isCorrect: reward === 1 };
+  });
+  const config = (trainer: Record<string, unknown>) =>
+    loadConfig({
+      env: {},
+      flags: {
+        trainer: {
+          groupSize: 2,
+          batchSize: 2,
+          maxSteps: 2,
+          valFreq: 0,
+          samplingParams: { temperature: 1, max_tokens: 4 },
+          ...trainer,
+        },
+        algorithm: { loss: { kind: "ppo" }, dropZeroVarianceGroups: false },
+      },
+    });
+
+  test("2 steps: each step samples under its version's adapter, the traces carry the version", async () => {
+    const [a, b] = await Promise.all([fake("vllm"), fake("vllm")]);
+    const backend = await TorchBackend.create({
+      model: model(),
+      device: "cpu",
+      dtype: "float32",
+      lora: { rank: 4 },
+      sampler: { engine: "vllm", urls: [a.url, b.url] },
+    });
+    const output = join(tmp, "run");
+    try {
+      const r = await new AgentTrainer({
+        rollout: chatAgent({ name: "q", userPrompt: (t) => String(t.data.q) }),
+        evaluator: parity,
+        trainDataset: tasks,
+        backend,
+        config: config({}),
+        output,
+        log: () => {},
+      }).train();
+      assert.equal(r.weightVersion, 2);
+      const store = new Store({ path: join(output, "traces.db") });
+      try {
+        const traces = store.queryTraces({ limit: 1000 }).map((t) => t.trace);
+        assert.deepEqual([...new Set(traces.map((t) => t.weightVersion))].sort(), [0, 1]);
+      } finally {
+        store.close();
+      }
+      // version 0 is the base model; version 1's groups asked for its adapter
+      const asked = [...a.requests, ...b.requests]
+        .filter((q) => q.path === "/v1/chat/completions")
+        .map((q) => (q.body as { model: string }).model);
+      assert.deepEqual([...new Set(asked)].sort(), ["fake-model", "rllm-v1"]);
+      assert.ok(
+        a.requests.some((q) => q.path === "/v1/chat/completions"),
+        "both servers used",
+      );
+      assert.ok(
+        b.requests.some((q) => q.path === "/v1/chat/completions"),
+        "both servers used",
+      );
+      assert.deepEqual([...a.weights!.adapters.keys()], ["rllm-v1", "rllm-v2"]);
+
+      // an async run that would sample 2 versions back needs 3 adapters loaded, and has 2
+      await assert.rejects(
+        new AgentTrainer({
+          rollout: chatAgent({ name: "q", userPrompt: (t) => String(t.data.q) }),
+          evaluator: parity,
+          trainDataset: tasks,
+          backend,
+          config: config({ async: true, staleness: 2 }),
+          output: join(tmp, "run-async"),
+          log: () => {},
+        }).train(),
+        /trainer\.staleness 2 .* they keep 2 \(backend\.sampler\.keepVersions\): raise backend\.sampler\.keepVersions to 3, or lower trainer\.staleness/,
+      );
+    } finally {
+      await backend.close();
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
 });
