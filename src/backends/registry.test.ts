@@ -79,6 +79,7 @@ test("the torch section parses with its defaults; each backend refuses the other
     seed: 0,
     timeouts: { startupS: 600, callS: 1800 },
     sampler: {
+      engine: "torch",
       maxBatch: 64,
       batchWindowMs: 2,
       host: "127.0.0.1",

@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from "../config/index.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { flagLayer, parseSampler } from "./flags.js";
 import { type LaunchFlags, launchCommand, shellLine } from "./sampler.js";
+import { loadTrainConfig } from "./train.js";
 
 const line = (engine: string, f: LaunchFlags) => shellLine(launchCommand(engine, f));
 
@@ -103,4 +104,28 @@ test("rllm train --sampler: ENGINE=URL[,URL...] is backend.sampler's engine and 
     () => flagLayer(TRAIN_FLAGS, { backend: "local", sampler: flags.sampler }),
     /--sampler is a torch-backend option \(backend\.sampler\), and the backend is local/,
   );
+});
+
+test("rllm train countdown --backend torch --sampler: the recipe's in-process sampler knobs give way", () => {
+  const flags = {
+    backend: "torch",
+    sampler: parseSampler("vllm=http://a:8000", "--sampler"),
+  };
+  const config = loadTrainConfig("countdown", { env: {}, flags: flagLayer(TRAIN_FLAGS, flags) });
+  const b = config.backend as { name: string; microBatchTokens: number; sampler: unknown };
+  assert.equal(b.name, "torch");
+  assert.equal(b.microBatchTokens, 1024); // the recipe's other defaults stay
+  assert.deepEqual(b.sampler, {
+    engine: "vllm",
+    urls: ["http://a:8000"],
+    retries: 2,
+    timeoutS: 600,
+    keepVersions: 2,
+  });
+  // without --sampler the recipe's batch size applies to the in-process sampler
+  const own = loadTrainConfig("countdown", {
+    env: {},
+    flags: flagLayer(TRAIN_FLAGS, { backend: "torch" }),
+  });
+  assert.equal((own.backend as { sampler: { maxBatch: number } }).sampler.maxBatch, 256);
 });
