@@ -36,7 +36,8 @@
  *     the server's message, and the fleet's model name and version stay the previous ones: the
  *     caller must not advance its weight version (never a silent stale model);
  *   - LoRA is all or nothing: a version loaded on some servers but not all is unloaded again from
- *     those (best effort), so a retry of the same version starts clean;
+ *     those (best effort), so a retry of the same version starts clean; a server that already
+ *     holds the name (a trainer restarted against running servers) has it replaced;
  *   - full weights cannot be rolled back: a server that took version N before another failed
  *     serves N while the caller still says N − 1, and the run stops on the error;
  *   - an unload that fails after the new version loaded everywhere does not fail the push (the new
@@ -56,7 +57,7 @@
  * {names, dtypes, shapes, group_name, weight_version} with the same broadcast. The worker side
  * needs an RPC method that broadcasts the gathered (FSDP) parameters over that group.
  */
-import type { AdminOptions } from "./admin.js";
+import { AdminCallError, type AdminOptions } from "./admin.js";
 
 export type ExternalEngine = "vllm" | "sglang";
 
@@ -154,7 +155,7 @@ export class SamplerFleet {
       await Promise.allSettled(this.servers.map((s) => s.dropLora(version)));
       this.loaded = this.loaded.filter((v) => v !== version);
     }
-    const results = await Promise.allSettled(this.servers.map((s) => s.pushLora(dir, version)));
+    const results = await Promise.allSettled(this.servers.map((s) => loadLora(s, dir, version)));
     const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
     if (failed.length > 0) {
       await Promise.allSettled(
@@ -193,6 +194,20 @@ export class SamplerFleet {
 
   async close(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.close()));
+  }
+}
+
+/**
+ * Loads `dir` as `version` on `s`; a server that still holds an adapter of that name (a trainer
+ * restarted against servers that kept running) has it unloaded and loaded again, from `dir`.
+ */
+async function loadLora(s: WeightSync, dir: string, version: number): Promise<void> {
+  try {
+    await s.pushLora(dir, version);
+  } catch (e) {
+    if (!(e instanceof AdminCallError && e.status === 400 && /already/.test(e.message))) throw e;
+    await s.dropLora(version);
+    await s.pushLora(dir, version);
   }
 }
 

@@ -21,7 +21,11 @@
  *     weights the same way when a sampler runs, else a sampler that starts later loads the
  *     checkpoint directory itself (no export of a model nobody serves yet);
  *   - save() with gradients accumulated since the last optimStep() is refused (a checkpoint holds
- *     no gradients), as on the local backend.
+ *     no gradients), as on the local backend;
+ *   - with `sampler.engine` vllm or sglang no sampler worker starts: the first sampler() connects
+ *     to the servers (external.ts) and pushes the trainer's weights when they are not the base
+ *     model's (a checkpoint), and saveForSampler() advances the version only once every server
+ *     serves it; sampler().model is then the current version's name (its LoRA adapter).
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";

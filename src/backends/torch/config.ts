@@ -12,7 +12,10 @@
  *     cuda and float32 on cpu;
  *   - `lora` absent is full fine-tuning; `lora.alpha` defaults to 2·rank;
  *   - `python` absent: $RLLM_PYTHON, else <package root>/python/.venv/bin/python when it exists,
- *     else python3 (worker.ts resolves it at start, not here).
+ *     else python3 (worker.ts resolves it at start, not here);
+ *   - `sampler` is a union on `engine`: "torch" (the default, so a section without `engine` is
+ *     the in-process sampler) or "vllm"/"sglang" with the servers' `urls`, each variant strict, so
+ *     a knob of the other kind is an error naming it.
  */
 import { z } from "zod";
 import { ALL_LOSS_CAPABILITIES, type BackendCapabilities } from "../spi.js";

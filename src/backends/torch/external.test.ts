@@ -123,9 +123,12 @@ describe("LoRA on two vLLM servers", () => {
     // the server that took version 5 unloaded it again: every server holds the same adapters
     assert.deepEqual([...a.weights!.adapters.keys()], ["rllm-v3", "rllm-v4"]);
     assert.deepEqual([...b.weights!.adapters.keys()], ["rllm-v3", "rllm-v4"]);
-    // and the next push is version 5 again, cleanly
+    // and the next push is version 5 again, cleanly — also where a server still holds that name
+    // (as after a trainer restart): it is unloaded and loaded from the new files
+    a.weights!.adapters.set("rllm-v5", "/stale/rllm-v5");
     assert.deepEqual(await backend.saveForSampler(), { weightVersion: 5 });
     assert.deepEqual([...b.weights!.adapters.keys()], ["rllm-v4", "rllm-v5"]);
+    assert.notEqual(a.weights!.adapters.get("rllm-v5"), "/stale/rllm-v5");
   });
 
   test("the fake refuses a directory that does not load, with the reason", async () => {
