@@ -7,7 +7,9 @@
  *                                 their base as parent)
  *   POST /v1/load_lora_adapter    {lora_name, lora_path} → 200 text; 400 already loaded, bad rank
  *   POST /v1/unload_lora_adapter  {lora_name} → 200 text; 404 unknown name
- *   POST /pause?mode=wait         → {"status": "paused"} once running requests have finished
+ *   POST /pause?mode=wait         → {"status": "paused"} once running requests have finished (new
+ *                                 ones are held; `wait_for_inflight_requests=true` too, its older
+ *                                 spelling, without which an older server would abort them)
  *   POST /collective_rpc          {method: "reload_weights", kwargs: {weights_path,
  *                                 is_checkpoint_format: true}} → every worker re-reads the weights
  *   POST /reset_prefix_cache      → 200
@@ -54,9 +56,14 @@ export class VllmWeightSync implements WeightSync {
   }
 
   async pushFull(dir: string, _version: number): Promise<void> {
-    await this.admin.call("POST", "/pause", { query: { mode: "wait" }, hint: DEV_HINT });
     let failure: unknown;
     try {
+      // (inside the try: a pause that timed out while draining may still take effect;
+      // wait_for_inflight_requests is mode=wait on vLLM before `mode`, which would abort)
+      await this.admin.call("POST", "/pause", {
+        query: { mode: "wait", wait_for_inflight_requests: "true" },
+        hint: DEV_HINT,
+      });
       await this.admin.call("POST", "/collective_rpc", {
         body: {
           method: "reload_weights",
