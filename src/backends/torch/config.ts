@@ -94,8 +94,10 @@ function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
       .regex(/^[^\r\n]*$/, "must be one line")
       .optional(),
     /**
-     * LoRA adapter versions kept loaded on each server (older ones are unloaded). An async run's
-     * groups sample up to `trainer.staleness` versions back, so it needs staleness + 1.
+     * LoRA adapter versions kept loaded on each server (older ones are unloaded). New requests
+     * always name the newest; one in flight keeps the adapter it started with (vLLM) or holds its
+     * unload until it ends (SGLang). An async run has requests of up to `trainer.staleness`
+     * versions back in flight, so it needs staleness + 1.
      */
     keepVersions: z.number().int().min(1).max(64).default(2),
     /** The base model's served name (default: the first id of the servers' GET /v1/models). */
