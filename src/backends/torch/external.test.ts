@@ -23,6 +23,7 @@ import { AgentTrainer } from "../../trainer/trainer.js";
 import type { Episode, Task } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
 import { TorchBackendConfigSchema } from "./config.js";
+import { serveTorchModel } from "./serve.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "rllm-torch-external-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -233,7 +234,7 @@ describe("full weights", () => {
   });
 });
 
-test("config: an external engine takes its own knobs only; a section without engine is the in-process sampler", () => {
+test("config: an external engine takes its own knobs only; a section without engine is the in-process sampler", async () => {
   const parse = (sampler: unknown) => TorchBackendConfigSchema.safeParse({ model: "m", sampler });
   const ok = parse({ engine: "sglang", urls: ["http://h:30000/v1/"] });
   assert.ok(ok.success);
@@ -252,6 +253,13 @@ test("config: an external engine takes its own knobs only; a section without eng
   assert.ok(!parse({ engine: "vllm", urls: [] }).success);
   assert.ok(!parse({ engine: "vllm", urls: ["ftp://h"] }).success);
   assert.ok(!parse({ engine: "tgi", urls: ["http://h"] }).success);
+  // serving weights in process (rllm eval, rllm model serve) refuses an external engine at once
+  await assert.rejects(
+    serveTorchModel(tmp, TorchBackendConfigSchema.parse({ sampler: ok.data.sampler }), {
+      log: () => {},
+    }),
+    /backend\.sampler\.engine is "sglang", but this command serves the weights itself/,
+  );
 });
 
 describe("the RL loop on two vLLM servers", () => {

@@ -115,6 +115,7 @@ export async function launchSampler(
   start: SamplerStart,
 ): Promise<TorchSampler> {
   const timeoutMs = config.timeouts.callS * 1000;
+  const samplerConfig = inProcessSampler(config); // before any worker starts
   const [servingResult, workerResult] = await Promise.allSettled([
     import("../../hf/serving.js").then((m) => m.loadServing(start.servingDir)),
     startWorker(config, "sampler", ctx),
@@ -134,7 +135,7 @@ export async function launchSampler(
           dtype: resolveDtype(config.dtype, device),
           seed: config.seed,
           adapter: start.adapter,
-          maxBatch: inProcessSampler(config).maxBatch,
+          maxBatch: samplerConfig.maxBatch,
           weightVersion: start.weightVersion,
         },
         { timeoutMs },
@@ -149,7 +150,7 @@ export async function launchSampler(
       maxSeqLen: info.maxSeqLen,
       weightVersion: start.weightVersion,
       callTimeoutMs: timeoutMs,
-      config: inProcessSampler(config),
+      config: samplerConfig,
     });
   } catch (e) {
     await worker.close();
