@@ -10,7 +10,9 @@ way a vLLM or SGLang server would load it? The fake servers of the TypeScript te
          --base, its parameter names and shapes must also be the base model's.
 
 Prints one JSON line `{"kind", "params", "tensors"}` and exits 0, or prints the reason on stderr
-and exits 1.
+and exits 1. `--serve` checks many directories in one process (the imports once): each stdin line
+`{"dir", "kind", "base"?}` is answered by one stdout line, `{"ok": true, "result": {...}}` or
+`{"ok": false, "error": reason}`, until stdin ends.
 """
 
 from __future__ import annotations
@@ -73,21 +75,49 @@ def inspect_full(directory: str, base: str | None) -> dict:
     return {"kind": "full", "params": sum(p.numel() for p in model.parameters()), "tensors": len(shapes)}
 
 
+def inspect(directory: str, kind: str, base: str | None) -> dict:
+    """The check of `kind` on `directory`; raises WeightsError (or the loader's error) with the reason."""
+    if kind not in ("lora", "full"):
+        raise WeightsError(f"kind must be lora or full, not {kind!r}")
+    if not os.path.isdir(directory):
+        raise WeightsError(f"{directory} is not a directory")
+    return (inspect_lora if kind == "lora" else inspect_full)(directory, base)
+
+
+def _reason(e: Exception) -> str:
+    # a file transformers or peft cannot read: the reason is theirs
+    return str(e) if isinstance(e, WeightsError) else f"{type(e).__name__}: {e}"
+
+
+def serve(lines, out) -> None:
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            reply = {"ok": True, "result": inspect(str(req["dir"]), str(req["kind"]), req.get("base"))}
+        except Exception as e:
+            reply = {"ok": False, "error": _reason(e)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m rllm_worker.inspect_weights", description=__doc__.split("\n\n")[0])
-    p.add_argument("dir")
-    p.add_argument("--kind", choices=["lora", "full"], required=True)
+    p.add_argument("dir", nargs="?")
+    p.add_argument("--kind", choices=["lora", "full"])
     p.add_argument("--base", help="the base model directory (required for lora)")
+    p.add_argument("--serve", action="store_true", help="check the directories named on stdin, one JSON line each")
     args = p.parse_args(argv)
+    if args.serve:
+        serve(sys.stdin, sys.stdout)
+        return 0
+    if args.dir is None or args.kind is None:
+        p.error("DIR and --kind are required (or --serve)")
     try:
-        if not os.path.isdir(args.dir):
-            raise WeightsError(f"{args.dir} is not a directory")
-        out = (inspect_lora if args.kind == "lora" else inspect_full)(args.dir, args.base)
-    except WeightsError as e:
-        print(str(e), file=sys.stderr)
-        return 1
-    except Exception as e:  # a file transformers or peft cannot read: the reason is theirs
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        out = inspect(args.dir, args.kind, args.base)
+    except Exception as e:
+        print(_reason(e), file=sys.stderr)
         return 1
     print(json.dumps(out))
     return 0

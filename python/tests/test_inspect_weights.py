@@ -1,12 +1,13 @@
 """`python -m rllm_worker.inspect_weights`: what export_weights writes passes (LoRA on its base, full
 weights beside the base's config), and a directory a server could not load fails with the reason."""
 
+import io
 import json
 import shutil
 
 from safetensors.torch import load_file, save_file
 
-from rllm_worker.inspect_weights import main
+from rllm_worker.inspect_weights import main, serve
 from rllm_worker.trainer import Trainer
 from test_train import init_params
 
@@ -70,3 +71,20 @@ def test_full_of_another_model_is_refused_with_base(tiny_qwen3_dir, tmp_path, ca
     other = make_tiny_model(tmp_path / "other", "qwen3", vocab_size=600)
     code, _, err = run(capsys, other, "--kind", "full", "--base", tiny_qwen3_dir)
     assert code == 1 and "not those of the base model" in err
+
+
+def test_serve_answers_one_line_per_request(tiny_qwen3_dir, tmp_path):
+    Trainer(init_params(tiny_qwen3_dir, lora=LORA)).export_weights(str(tmp_path / "a"))
+    requests = [
+        {"dir": str(tmp_path / "a"), "kind": "lora", "base": str(tiny_qwen3_dir)},
+        {"dir": str(tmp_path / "nowhere"), "kind": "full"},
+        {"dir": str(tmp_path / "a"), "kind": "lora"},
+    ]
+    out = io.StringIO()
+    serve(io.StringIO("\n".join(json.dumps(r) for r in requests) + "\n\nnot json\n"), out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["ok"] for r in replies] == [True, False, False, False]
+    assert replies[0]["result"]["kind"] == "lora"
+    assert "not a directory" in replies[1]["error"]
+    assert "--base" in replies[2]["error"]
+    assert "JSONDecodeError" in replies[3]["error"]

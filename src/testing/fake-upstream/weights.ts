@@ -13,16 +13,15 @@
  * resumed, as on both servers; SGLang's update from disk also holds them while it waits for the
  * running ones, its model lock), the weight version and the last full-weight directory, and a
  * call log (`calls`) for tests to assert the order. Every directory a load names is checked by
- * `python -m rllm_worker.inspect_weights` (LoRA on `weightSync.baseModel`, full in transformers):
- * a directory that does not load is answered with the server's error and the script's reason.
+ * `python -m rllm_worker.inspect_weights` (inspect.ts; LoRA on `weightSync.baseModel`, full in
+ * transformers): a directory that does not load is answered with the server's error and the
+ * script's reason.
  * `failNext(route, times, message)` makes the next loads of a route fail with `message`.
  */
-import { execFile } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type http from "node:http";
-import { join } from "node:path";
-import { PACKAGE_ROOT, resolvePython } from "../../backends/torch/worker.js";
 import type { FakeServer, Json } from "./context.js";
+import { inspect } from "./inspect.js";
 import type { WeightState as State } from "./weight-state.js";
 import { errorBody, isObj, sendJson } from "./wire.js";
 
@@ -261,38 +260,6 @@ export function unknownModel(s: FakeServer, body: Json): string | undefined {
   if (s.kind === "sglang" && typeof body.lora_path === "string" && !w.adapters.has(body.lora_path))
     return `LoRA adapter ${body.lora_path} is not loaded. Loaded LoRAs: dict_keys(${JSON.stringify([...w.adapters.keys()])})`;
   return undefined;
-}
-
-/** The reason `dir` does not load as `kind`, or undefined; one check per directory version. */
-const checked = new Map<string, Promise<string | undefined>>();
-function inspect(
-  dir: string,
-  kind: "lora" | "full",
-  base: string | undefined,
-): Promise<string | undefined> {
-  if (!existsSync(dir)) return Promise.resolve(`${dir} does not exist`);
-  const key = `${kind}\0${dir}\0${base}\0${statSync(dir).mtimeMs}`;
-  let p = checked.get(key);
-  if (!p) {
-    p = new Promise((resolve) => {
-      const args = [
-        "-m",
-        "rllm_worker.inspect_weights",
-        dir,
-        "--kind",
-        kind,
-        ...(base ? ["--base", base] : []),
-      ];
-      execFile(
-        resolvePython(undefined),
-        args,
-        { env: { ...process.env, PYTHONPATH: join(PACKAGE_ROOT, "python") }, timeout: 120_000 },
-        (e, _out, stderr) => resolve(e ? stderr.trim().split("\n").pop() || String(e) : undefined),
-      );
-    });
-    checked.set(key, p);
-  }
-  return p;
 }
 
 function until(cond: () => boolean): Promise<void> {
