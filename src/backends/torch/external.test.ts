@@ -155,6 +155,7 @@ describe("LoRA on two vLLM servers", () => {
       assert.equal(r.status, 200, r.text);
       const sent = [...a.requests, ...b.requests].filter((q) => q.path === "/v1/chat/completions");
       assert.equal((sent.at(-1)!.body as { model: string }).model, "rllm-v5");
+      assert.equal((r.body as { model: string }).model, "rllm-v5"); // vLLM answers under it too
       const [trace] = await gw.traces("ext:1");
       assert.equal(trace!.weightVersion, 5);
     } finally {

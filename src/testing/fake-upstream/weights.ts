@@ -246,6 +246,12 @@ async function sglang(s: FakeServer, w: State, path: string, b: Json): Promise<R
   return { status: 404, body: { detail: "Not Found" } };
 }
 
+/** The model a response names: vLLM answers under the LoRA adapter a request named. */
+export function respondingModel(s: FakeServer, body: Json): string {
+  const m = body.model;
+  return s.kind === "vllm" && typeof m === "string" && s.weights?.adapters.has(m) ? m : s.model;
+}
+
 /** A request's model is unknown: vLLM's 404 for `model`, SGLang's 400 for `lora_path`. */
 export function unknownModel(s: FakeServer, body: Json): string | undefined {
   const w = s.weights;
