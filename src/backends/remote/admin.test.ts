@@ -45,8 +45,12 @@ before(async () => {
       seen.push({ path: req.url ?? "", auth: req.headers.authorization, body });
       const [status, b] = answers.shift() ?? [200, { ok: true }];
       const text = typeof b === "string" ? b : JSON.stringify(b);
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(text);
+      const send = () => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(text);
+      };
+      if (req.url === "/slow") setTimeout(send, 300);
+      else send();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -102,5 +106,16 @@ test("a server that is not there: the connection error, after the retries", asyn
       e.status === null &&
       /^GET http:\/\/127\.0\.0\.1:1\/v1\/models: .*ECONNREFUSED.* \(2 tries\)$/.test(e.message),
   );
+  await c.close();
+});
+
+test("a call that outlasts timeoutMs fails (and is retried)", async () => {
+  const c = new AdminClient(url, { retries: 1, timeoutMs: 100, retryDelayMs: 1 });
+  seen.length = 0;
+  await assert.rejects(
+    c.call("POST", "/slow"),
+    /POST http:.*\/slow: no answer within 0\.1 s \(backend\.sampler\.timeoutS\) \(2 tries\)/,
+  );
+  assert.equal(seen.length, 2);
   await c.close();
 });

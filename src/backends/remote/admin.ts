@@ -76,12 +76,11 @@ export class AdminClient {
         if (failed === undefined) return reply;
         last = this.error(method, route, reply.status, failed, options.hint);
       } catch (e) {
-        last = new AdminCallError(
-          this.url,
-          route,
-          null,
-          `${method} ${this.url}${route}: ${(e as Error).message}`,
-        );
+        const why =
+          (e as Error).name === "TimeoutError"
+            ? `no answer within ${this.o.timeoutMs / 1000} s (backend.sampler.timeoutS)`
+            : (e as Error).message;
+        last = new AdminCallError(this.url, route, null, `${method} ${this.url}${route}: ${why}`);
       }
     }
     const tries = this.o.retries + 1;
@@ -97,6 +96,8 @@ export class AdminClient {
     const res = await request(this.url + path, {
       method: method as "POST",
       dispatcher: this.dispatcher,
+      // the whole call within timeoutMs; undici's own timeouts (300 s by default) no shorter
+      signal: AbortSignal.timeout(this.o.timeoutMs),
       headersTimeout: this.o.timeoutMs,
       bodyTimeout: this.o.timeoutMs,
       headers: {

@@ -171,7 +171,13 @@ describe("full weights", () => {
       model: model(),
       device: "cpu",
       dtype: "float32",
-      sampler: { engine: "sglang", urls: [c.url], retries: 1 },
+      sampler: {
+        engine: "sglang",
+        urls: [c.url],
+        retries: 1,
+        syncDir: join(tmp, "shared"),
+        apiKey: "sk-sampler",
+      },
     });
     try {
       const s0 = await backend.sampler();
@@ -182,8 +188,11 @@ describe("full weights", () => {
       assert.deepEqual(routes(c), ["/update_weights_from_disk 200", "/get_weight_version 200"]);
       const body = c.weights!.calls[0]!.body as { model_path: string; weight_version: string };
       assert.equal(body.weight_version, "1");
-      // a complete model directory: the exported weights beside the model's config
+      // a complete model directory, under syncDir: the exported weights beside the model's config
+      assert.ok(body.model_path.startsWith(join(tmp, "shared", "rllm-sync-")), body.model_path);
       assert.ok(existsSync(join(body.model_path, "config.json")));
+      assert.ok(c.requests.every((q) => q.headers.authorization === "Bearer sk-sampler"));
+      assert.equal(s0.upstreams?.[0]?.apiKey, "sk-sampler"); // and the gateway sends it too
       assert.equal(c.weights!.modelPath, body.model_path);
       assert.equal(c.config.weightVersion, "1");
       assert.equal((await backend.sampler()).model, "fake-model"); // full weights keep the name
