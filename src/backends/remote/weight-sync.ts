@@ -26,6 +26,10 @@
  *             (unpaused, the server drains by itself: the update takes its model lock, so running
  *             requests finish first and new ones wait; it flushes the radix cache after loading)
  *             GET  /get_weight_version → "N", or the push failed
+ *     vLLM's weight-transfer API has a `disk` backend for the same step (/start_weight_update →
+ *     /update_weights {update_info: {path}} → /finish_weight_update, with the server started with
+ *     --weight-transfer-config '{"backend":"disk"}'), but only in recent builds; the layerwise
+ *     reload through /collective_rpc is in stock servers.
  *     SGLang's pause modes do not fit here: `abort` ends running requests (an agent gets a cut
  *     completion), and after `retract`/`in_place` the cache flush is refused while the held
  *     requests wait. Draining is also what the in-process sampler does (no sequence mixes two
