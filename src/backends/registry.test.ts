@@ -77,8 +77,12 @@ test("the torch section parses with its defaults; each backend refuses the other
     microBatchTokens: 2048,
     logprobChunkTokens: 1024,
     seed: 0,
-    timeouts: { startupS: 600, callS: 1800 },
+    nproc: 1,
+    nnodes: 1,
+    nodeRank: 0,
+    timeouts: { startupS: 600, callS: 1800, collectiveS: 600 },
     sampler: {
+      engine: "torch",
       maxBatch: 64,
       batchWindowMs: 2,
       host: "127.0.0.1",

@@ -29,6 +29,20 @@ export interface SamplerInfo {
   weightVersion: number;
   /** The upstream kind the gateway should treat it as ("vllm": token ids in its responses). */
   kind: "vllm" | "sglang" | "openai";
+  /**
+   * Every server generation may go to, when there are several or they are not `baseURL`'s
+   * OpenAI front (vLLM/SGLang servers fed by weight sync): root URLs (no /v1), their kind, the
+   * base model each serves (a request naming another model, e.g. a LoRA adapter of the current
+   * version, asks for that adapter) and the key they want. Absent: `baseURL` alone.
+   */
+  upstreams?: { url: string; kind: "vllm" | "sglang"; model: string; apiKey?: string }[];
+  /** A model directory the gateway renders chats with (kind "sglang": token in, token out). */
+  tokenizer?: string;
+  /**
+   * How many weight versions stay servable at once (LoRA adapters kept loaded); absent: requests
+   * of any version are answered (by the newest weights). An async run needs staleness + 1.
+   */
+  keepVersions?: number;
 }
 
 export interface ForwardBackwardResult {

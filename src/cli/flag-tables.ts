@@ -20,6 +20,7 @@ import {
   intIn,
   num,
   type Parser,
+  parseSampler,
   parseSamplingParams,
   parseUpstream,
   port,
@@ -102,6 +103,13 @@ export const TRAIN_FLAGS = [
     help: "start from this checkpoint (default: the recipe's base model)",
   },
   ...TORCH_TRAIN_FLAGS,
+  {
+    flag: "--sampler <engine=urls>",
+    path: "backend.sampler",
+    parse: parseSampler,
+    backend: "torch",
+    help: "generate on running vLLM or SGLang servers, pushing each new weight version into them: vllm=URL[,URL...] or sglang=URL[,URL...] (start them with `rllm sampler launch`; default: the in-process sampler; --backend torch)",
+  },
   {
     flag: "--agent <file[#export]>",
     path: "trainer.agent",
@@ -605,6 +613,50 @@ export const WORKER_FLAGS = [
   { flag: "--print", help: "print the torchrun command and exit, without running it" },
 ] as const satisfies readonly FlagRow[];
 
+/** `--gpus 0,1` → [0, 1]. */
+const gpuList = (v: string, flag: string): number[] => {
+  const ids = v.split(",").map((x) => x.trim());
+  if (!ids.every((x) => /^\d+$/.test(x)) || new Set(ids).size !== ids.length)
+    throw new ConfigError(
+      `${flag} ${v}: must be distinct GPU indices separated by commas, e.g. 0,1`,
+    );
+  return ids.map(Number);
+};
+
+/** `rllm sampler launch vllm|sglang`: the server's model, GPUs and weight-sync mode (no config keys). */
+export const SAMPLER_LAUNCH_FLAGS = [
+  {
+    flag: "--model <dir|hub-id>",
+    required: true,
+    help: "the base model the trainer trains (the same directory or Hub id as --model of rllm train)",
+  },
+  {
+    flag: "--gpus <ids>",
+    required: true,
+    parse: gpuList,
+    help: "GPU indices, e.g. 0,1 (tensor parallel over all of them)",
+  },
+  {
+    flag: "--lora-rank <r>",
+    parse: intIn(1, 4096),
+    help: "a LoRA run of this rank: the server loads each version as an adapter",
+  },
+  { flag: "--full-weights", help: "a full fine-tune: the server reloads each version's weights" },
+  {
+    flag: "--keep-versions <k>",
+    parse: intIn(1, 64),
+    default: 2,
+    help: "LoRA versions kept loaded (backend.sampler.keepVersions of the run)",
+  },
+  {
+    flag: "--host <host>",
+    default: "127.0.0.1",
+    help: "address to bind (0.0.0.0 for trainers on other machines)",
+  },
+  { flag: "--port <port>", parse: port, help: "port (default: vllm 8000, sglang 30000)" },
+  { flag: "--dry-run", help: "print the command only" },
+] as const satisfies readonly FlagRow[];
+
 /** Every command's table, by the words that run it. */
 export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   train: TRAIN_FLAGS,
@@ -614,4 +666,5 @@ export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   "model serve": SERVE_FLAGS,
   "model setup": SETUP_FLAGS,
   worker: WORKER_FLAGS,
+  "sampler launch": SAMPLER_LAUNCH_FLAGS,
 };

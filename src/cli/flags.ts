@@ -121,6 +121,28 @@ export function parseUpstream(spec: string, apiKey?: string): ConfigLayer {
   return { url, kind, ...(apiKey ? { apiKey } : {}) };
 }
 
+/** `--sampler vllm=URL[,URL...]` | `sglang=URL[,...]` → backend.sampler's engine and urls. */
+export const parseSampler: Parser<{ engine: "vllm" | "sglang"; urls: string[] }> = (v, flag) => {
+  const m = /^([a-z]+)=(.*)$/.exec(v.trim());
+  const usage = `use ${flag} vllm=URL[,URL...] or ${flag} sglang=URL[,URL...] (each URL a server's root, e.g. http://10.0.0.5:8000)`;
+  if (!m) throw new ConfigError(`${flag} ${v}: not ENGINE=URL[,URL...]; ${usage}`);
+  const engine = m[1]!;
+  if (engine !== "vllm" && engine !== "sglang")
+    throw new ConfigError(`${flag} ${v}: unknown engine "${engine}"; ${usage}`);
+  const urls = m[2]!.split(",").map((u) => u.trim());
+  for (const u of urls) {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(u).protocol);
+    } catch {
+      // not a URL: the error below
+    }
+    if (!ok)
+      throw new ConfigError(`${flag} ${v}: ${JSON.stringify(u)} is not an http(s) URL; ${usage}`);
+  }
+  return { engine, urls };
+};
+
 /** Where `rllm gateway` keeps its store unless told otherwise (store.path). */
 export function defaultGatewayStore(env: NodeJS.ProcessEnv = process.env): string {
   return join(rllmHome(env), "gateway", "traces.db");

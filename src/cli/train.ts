@@ -79,8 +79,21 @@ export function loadTrainConfig(benchmark: string, options: LoadConfigOptions): 
   if (!recipe) return config;
   return loadConfig({
     ...options,
-    defaults: { name: `the ${recipe.name} recipe`, value: recipe.configDefaults },
+    defaults: { name: `the ${recipe.name} recipe`, value: samplerDefaults(recipe, config) },
   });
+}
+
+/**
+ * A recipe's defaults, less its in-process sampler knobs when the run generates on vLLM or SGLang
+ * servers (`--sampler`): those knobs would be refused as foreign to the external engine.
+ */
+function samplerDefaults(recipe: Recipe, config: RllmConfig): ConfigLayer {
+  const d = recipe.configDefaults;
+  const b = config.backend;
+  if (b.name !== "torch" || b.sampler.engine === "torch") return d;
+  if (typeof d.backend !== "object" || d.backend === null) return d;
+  const { sampler: _inProcess, ...backend } = d.backend as Record<string, unknown>;
+  return { ...d, backend };
 }
 
 /** The training and validation tasks: the recipe's, else the benchmark's dataset. */

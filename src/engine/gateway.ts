@@ -120,7 +120,8 @@ export interface GatewayHandle {
   }): Promise<SessionHandle>;
   traces(sessionId: string): Promise<TraceRecord[]>;
   deleteSession(sessionId: string): Promise<void>;
-  setWeightVersion(version: number): Promise<void>;
+  /** Traces carry `version` from now on; `model`: calls are sent as this model from now on. */
+  setWeightVersion(version: number, model?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -172,8 +173,8 @@ export class InProcessGateway implements GatewayHandle {
     this.gateway.pool.forget(sessionId);
   }
 
-  async setWeightVersion(version: number): Promise<void> {
-    this.gateway.setWeightVersion(version);
+  async setWeightVersion(version: number, model?: string): Promise<void> {
+    this.gateway.setWeightVersion(version, model);
   }
 
   close(): Promise<void> {
@@ -242,8 +243,11 @@ export class RemoteGateway implements GatewayHandle {
     await this.call("DELETE", `/sessions/${encodeURI(sessionId)}`);
   }
 
-  async setWeightVersion(version: number): Promise<void> {
-    await this.call("POST", "/admin/weight-version", { weightVersion: version });
+  async setWeightVersion(version: number, model?: string): Promise<void> {
+    await this.call("POST", "/admin/weight-version", {
+      weightVersion: version,
+      ...(model !== undefined ? { model } : {}),
+    });
   }
 
   async close(): Promise<void> {

@@ -50,6 +50,8 @@ export interface AgentApiDeps {
   pool: UpstreamPool;
   adapterFor(u: Upstream): UpstreamAdapter;
   weightVersion(): number;
+  /** The model every call is sent as (gateway.model, or the one set with the weight version). */
+  model(): string | undefined;
 }
 
 /** What the agent asked to see of the vLLM-only fields. */
@@ -284,7 +286,7 @@ export class AgentApi {
   }
 
   private modelFor(u: Upstream, asked: string | undefined): string | undefined {
-    return this.deps.config.model ?? u.model ?? asked;
+    return this.deps.model() ?? u.model ?? asked;
   }
 
   private meta(
@@ -300,7 +302,7 @@ export class AgentApi {
       sessionId: session.id,
       api,
       upstream: null,
-      model: this.deps.config.model ?? null,
+      model: this.deps.model() ?? null,
       request: body as Record<string, unknown>,
       messages,
       weightVersion: this.deps.weightVersion(),

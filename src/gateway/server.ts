@@ -7,7 +7,8 @@
  *   GET  /health
  *   POST /sessions · GET /sessions · GET|DELETE /sessions/:id · GET /sessions/:id/traces
  *   GET  /traces/:id · POST /traces/query
- *   POST /admin/flush · GET|POST /admin/weight-version · GET|POST|DELETE /admin/upstreams
+ *   POST /admin/flush · GET|POST /admin/weight-version ({weightVersion, model?}: the version
+ *   traces carry and the model calls are sent as) · GET|POST|DELETE /admin/upstreams
  *   /sessions/:id/v1/{chat/completions,completions,responses,messages,models}
  *   /v1/...  (the same, with the session named by an X-Session-Id header)
  */
@@ -53,6 +54,8 @@ export class Gateway {
   private readonly adapters: Partial<Record<Upstream["kind"], UpstreamAdapter>>;
   readonly renderer: ChatRenderer | undefined;
   private version: number;
+  /** The model set with the weight version (a new adapter per version), over config.model. */
+  private servedModel: string | undefined;
   private baseUrl = "";
 
   constructor(options: GatewayOptions = {}) {
@@ -93,6 +96,7 @@ export class Gateway {
       pool: this.pool,
       adapterFor: (u) => this.adapters[u.kind]!,
       weightVersion: () => this.version,
+      model: () => this.servedModel ?? this.config.model,
     });
     this.server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       void this.handle(req, res);
@@ -117,7 +121,13 @@ export class Gateway {
     return this.version;
   }
 
-  setWeightVersion(v: number): void {
+  /**
+   * The weight version traces are tagged with from now on, and (`model`) the model name calls
+   * are sent as from now on — a sampler that serves each version under its own name (a LoRA
+   * adapter per version) switches both at once.
+   */
+  setWeightVersion(v: number, model?: string): void {
+    if (model !== undefined) this.servedModel = model;
     this.version = v;
     this.store.setMeta("weight_version", String(v));
   }
@@ -362,8 +372,12 @@ export class Gateway {
     }
     if (path === "/admin/weight-version") {
       this.requireAdmin(req);
+      const view = () => ({
+        weightVersion: this.version,
+        ...(this.servedModel !== undefined ? { model: this.servedModel } : {}),
+      });
       if (method === "GET") {
-        sendJson(res, 200, { weightVersion: this.version });
+        sendJson(res, 200, view());
         return;
       }
       if (method === "POST") {
@@ -371,8 +385,8 @@ export class Gateway {
           await readJsonBody(req, this.config.maxBodyBytes),
         );
         if (!body.success) throw badRequestFromIssues("weight version", body.error.issues);
-        this.setWeightVersion(body.data.weightVersion);
-        sendJson(res, 200, { weightVersion: this.version });
+        this.setWeightVersion(body.data.weightVersion, body.data.model);
+        sendJson(res, 200, view());
         return;
       }
       throw methodNotAllowed(method, path, "GET, POST");
@@ -417,7 +431,11 @@ const TraceQuerySchema = z.strictObject({
   limit: z.number().int().positive().max(100_000).optional(),
 });
 
-const WeightVersionSchema = z.strictObject({ weightVersion: z.number().int().nonnegative() });
+const WeightVersionSchema = z.strictObject({
+  weightVersion: z.number().int().nonnegative(),
+  /** The model name calls are sent as from now on (absent: unchanged). */
+  model: z.string().min(1).optional(),
+});
 
 function upstreamView(u: Upstream) {
   return {

@@ -170,6 +170,7 @@ export async function startReplayFront(
     requests: inner.requests,
     faults: inner.faults,
     config: inner.config,
+    weights: inner.weights,
     get inFlight() {
       return inner.inFlight;
     },

@@ -257,7 +257,8 @@ export class AgentTrainer {
           progress,
         );
         version = (await backend.saveForSampler()).weightVersion;
-        await gateway.setWeightVersion(version);
+        // a sampler may serve each version under its own name (a LoRA adapter per version)
+        await gateway.setWeightVersion(version, (await backend.sampler()).model);
         const { skipped } = producer.commit(batch.trained, batch.rejected);
         state = { ...state, step: state.step + 1 };
         result.newSteps++;
@@ -314,6 +315,15 @@ export class AgentTrainer {
    */
   private async startGateway(run: RunDir) {
     const sampler = await this.o.backend.sampler();
+    const tc = this.o.config.trainer;
+    const staleness = tc.async ? tc.staleness : 0;
+    if (sampler.keepVersions !== undefined && staleness + 1 > sampler.keepVersions)
+      throw new Error(
+        `trainer.staleness ${staleness} lets groups sample with weights up to ${staleness} versions old, so ${staleness + 1} versions must stay loaded on the samplers, and they keep ${sampler.keepVersions} (backend.sampler.keepVersions): raise backend.sampler.keepVersions to ${staleness + 1}, or lower trainer.staleness`,
+      );
+    const upstreams = sampler.upstreams ?? [
+      { url: sampler.baseURL, kind: sampler.kind, model: sampler.model },
+    ];
     const store = new Store({
       path: run.tracesPath,
       synchronous: this.o.gateway?.storeSynchronous ?? "normal",
@@ -322,15 +332,16 @@ export class AgentTrainer {
       {
         healthCheckIntervalMs: 0,
         ...this.o.gateway?.config,
-        upstreams: [{ url: sampler.baseURL, kind: sampler.kind, model: sampler.model }],
+        upstreams,
         model: sampler.model,
+        ...(sampler.tokenizer ? { tokenizer: sampler.tokenizer } : {}),
       },
       { store },
     ).catch((e: unknown) => {
       store.close();
       throw e;
     });
-    await gateway.setWeightVersion(sampler.weightVersion);
+    await gateway.setWeightVersion(sampler.weightVersion, sampler.model);
     return { gateway, store, model: sampler.model, weightVersion: sampler.weightVersion };
   }
 

@@ -21,7 +21,11 @@
  *     weights the same way when a sampler runs, else a sampler that starts later loads the
  *     checkpoint directory itself (no export of a model nobody serves yet);
  *   - save() with gradients accumulated since the last optimStep() is refused (a checkpoint holds
- *     no gradients), as on the local backend.
+ *     no gradients), as on the local backend;
+ *   - with `sampler.engine` vllm or sglang no sampler worker starts: the first sampler() connects
+ *     to the servers (external.ts) and pushes the trainer's weights when they are not the base
+ *     model's (a checkpoint), and saveForSampler() advances the version only once every server
+ *     serves it; sampler().model is then the current version's name (its LoRA adapter).
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -54,6 +58,7 @@ import {
   type TorchBackendConfigInput,
   TorchBackendConfigSchema,
 } from "./config.js";
+import { ExternalSampler } from "./external.js";
 import type { TorchSampler } from "./generator.js";
 import {
   type InitResult,
@@ -163,6 +168,8 @@ export class TorchBackend implements TrainingBackend {
   private exports = 0;
   private samplerServer: TorchSampler | undefined;
   private samplerStarting: Promise<TorchSampler> | undefined;
+  /** vLLM/SGLang servers instead of the in-process sampler (`sampler.engine`), once connected. */
+  private externalStarting: Promise<ExternalSampler> | undefined;
   private closed = false;
 
   private constructor(
@@ -243,8 +250,47 @@ export class TorchBackend implements TrainingBackend {
   }
 
   async sampler(): Promise<SamplerInfo> {
+    if (this.config.sampler.engine !== "torch") return (await this.startExternal()).info();
     const s = await this.startSampler();
     return { baseURL: s.baseURL, model: s.modelName, weightVersion: this.version, kind: "vllm" };
+  }
+
+  /**
+   * Connects to the configured vLLM/SGLang servers; when the trainer's weights are not the base
+   * model's (a checkpoint, an export) they are pushed first, so no server serves stale weights.
+   */
+  private startExternal(): Promise<ExternalSampler> {
+    this.assertOpen();
+    const sampler = this.config.sampler;
+    if (sampler.engine === "torch") throw new Error("startExternal: the sampler is in process");
+    this.externalStarting ??= (async () => {
+      const o = this.origin;
+      const ext = await ExternalSampler.connect(sampler, {
+        exchange: this.trainer.exchange,
+        modelDir: localModelDir(o.kind === "full" ? o.model : o.baseModel),
+        kind: o.kind,
+        version: this.version,
+        log: this.ctx.log,
+      });
+      try {
+        const w = this.samplerWeights;
+        if (
+          this.version > 0 ||
+          w.from === "export" ||
+          w.adapter !== null ||
+          w.model !== o.baseModel
+        )
+          await ext.publish(this.trainer, this.version, this.timeoutMs);
+      } catch (e) {
+        await ext.close();
+        throw e;
+      }
+      return ext;
+    })();
+    this.externalStarting.catch(() => {
+      this.externalStarting = undefined;
+    });
+    return this.externalStarting;
   }
 
   private startSampler(): Promise<TorchSampler> {
@@ -360,6 +406,12 @@ export class TorchBackend implements TrainingBackend {
 
   /** Exports the trainer's weights as `version` and loads them into a running sampler. */
   private async publish(version: number): Promise<void> {
+    if (this.config.sampler.engine !== "torch") {
+      // pushed to every server first; the version advances only once all of them serve it
+      await (await this.startExternal()).publish(this.trainer, version, this.timeoutMs);
+      this.version = version;
+      return;
+    }
     const dir = join(this.trainer.exchange, `weights-${++this.exports}`);
     const r = await this.trainer.call("export_weights", { dir }, { timeoutMs: this.timeoutMs });
     const kind = r.kind === "lora" ? "lora" : "full";
@@ -426,7 +478,8 @@ export class TorchBackend implements TrainingBackend {
     this.optimizerStep = num(r.step, "load", "step");
     this.gradPending = false;
     // a running sampler needs an export; one that starts later loads the checkpoint as it is
-    if (this.samplerServer || this.samplerStarting) await this.publish(m.weightVersion);
+    if (this.samplerServer || this.samplerStarting || this.externalStarting)
+      await this.publish(m.weightVersion);
     else
       await this.useSamplerWeights(
         m.kind === "full"
@@ -454,7 +507,8 @@ export class TorchBackend implements TrainingBackend {
     if (this.closed) return;
     this.closed = true;
     const s = this.samplerServer ?? (await this.samplerStarting?.catch(() => undefined));
-    await Promise.all([s?.close(), this.trainer.close()]);
+    const ext = await this.externalStarting?.catch(() => undefined);
+    await Promise.all([s?.close(), ext?.close(), this.trainer.close()]);
   }
 }
 

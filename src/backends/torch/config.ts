@@ -20,6 +20,9 @@
  *     `nodeRank` is 0 or absent, and the other nodes are started with `rllm worker --node-rank R`;
  *   - `rdzvEndpoint` (node 0's "host:port", reachable from every node) is required with nnodes > 1
  *     and refused with nnodes 1, where rllm picks a free port of 127.0.0.1.
+ *   - `sampler` is a union on `engine`: "torch" (the default, so a section without `engine` is
+ *     the in-process sampler) or "vllm"/"sglang" with the servers' `urls`, each variant strict, so
+ *     a knob of the other kind is an error naming it.
  */
 import { z } from "zod";
 import { ALL_LOSS_CAPABILITIES, type BackendCapabilities } from "../spi.js";
@@ -68,7 +71,9 @@ export const RdzvEndpointSchema = z.string().refine(
   },
 );
 
+/** `engine: "torch"` (the default; a section without `engine` is this): the in-process sampler. */
 const TorchSamplerConfigSchema = z.strictObject({
+  engine: z.literal("torch").default("torch"),
   /** Most sequences (prompts × n) in one generate call. */
   maxBatch: z.number().int().min(1).max(4096).default(64),
   /** How long the first request of an idle queue waits for others to batch with. */
@@ -81,6 +86,76 @@ const TorchSamplerConfigSchema = z.strictObject({
   /** Concurrent generate calls in flight; the worker merges them into one running batch. */
   lanes: z.number().int().min(1).max(64).default(4),
 });
+
+/** A server's root URL: http(s), no query; a trailing `/` or `/v1` is dropped (routes add it). */
+const ServerUrlSchema = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://10.0.0.5:8000" })
+  .refine((u) => !u.includes("?") && !u.includes("#"), "must have no query or fragment")
+  .transform((u) => u.replace(/\/+$/, "").replace(/\/v1$/, ""));
+
+/**
+ * `engine: "vllm" | "sglang"`: generation on running servers of that engine (`urls`, started with
+ * the flags `rllm sampler launch` prints), the trainer pushing each new weight version into every
+ * one of them (remote/weight-sync.ts).
+ */
+function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
+  return z.strictObject({
+    engine: z.literal(engine),
+    /** The servers' root URLs (http://host:port); generation is spread across them. */
+    urls: z.array(ServerUrlSchema).min(1, "name at least one server URL"),
+    /**
+     * Where each version's weights are written for the servers to read (default: the trainer's
+     * exchange directory). Servers on other machines need a filesystem they share with the
+     * trainer, at the same path.
+     */
+    syncDir: z.string().min(1).optional(),
+    /** Further attempts of a failed admin call (connection error, non-2xx) before the step fails. */
+    retries: z.number().int().min(0).max(100).default(2),
+    /** Seconds one admin call (a load, a weight update) may take. */
+    timeoutS: z.number().positive().max(86_400).default(600),
+    /** Sent as `Authorization: Bearer` on every call (vLLM's and SGLang's --api-key). */
+    apiKey: z
+      .string()
+      .min(1)
+      .regex(/^[^\r\n]*$/, "must be one line")
+      .optional(),
+    /**
+     * LoRA adapter versions kept loaded on each server (older ones are unloaded). New requests
+     * always name the newest; one in flight keeps the adapter it started with (vLLM) or holds its
+     * unload until it ends (SGLang). An async run has requests of up to `trainer.staleness`
+     * versions back in flight, so it needs staleness + 1.
+     */
+    keepVersions: z.number().int().min(1).max(64).default(2),
+    /** The base model's served name (default: the first id of the servers' GET /v1/models). */
+    modelName: z.string().min(1).optional(),
+  });
+}
+const VllmSamplerConfigSchema = externalSamplerSchema("vllm");
+const SglangSamplerConfigSchema = externalSamplerSchema("sglang");
+export type ExternalSamplerConfig =
+  | z.output<typeof VllmSamplerConfigSchema>
+  | z.output<typeof SglangSamplerConfigSchema>;
+
+/** Where generation runs: in process (torch) or on vLLM/SGLang servers; a knob of another is an error. */
+const SamplerConfigSchema = z.discriminatedUnion(
+  "engine",
+  [TorchSamplerConfigSchema, VllmSamplerConfigSchema, SglangSamplerConfigSchema],
+  { error: 'must be engine "torch" (the default), "vllm" or "sglang"' },
+);
+export type SamplerConfig = z.output<typeof SamplerConfigSchema>;
+export type TorchSamplerConfig = z.output<typeof TorchSamplerConfigSchema>;
+
+/**
+ * The in-process sampler's section; anything that serves weights in this process (`rllm eval
+ * --backend torch`, `rllm model serve`) needs it, and refuses an external engine by name.
+ */
+export function inProcessSampler(config: { sampler: SamplerConfig }): TorchSamplerConfig {
+  const s = config.sampler;
+  if (s.engine === "torch") return s;
+  throw new Error(
+    `backend.sampler.engine is "${s.engine}", but this command serves the weights itself (the in-process sampler); drop backend.sampler's engine and urls`,
+  );
+}
 
 export const TorchBackendConfigSchema = z
   .strictObject({
@@ -120,7 +195,7 @@ export const TorchBackendConfigSchema = z
     /** Node 0's "host:port" for the ranks' rendezvous (nnodes > 1). */
     rdzvEndpoint: RdzvEndpointSchema.optional(),
     timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),
-    sampler: TorchSamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
+    sampler: SamplerConfigSchema.default(TorchSamplerConfigSchema.parse({})),
   })
   .superRefine((c, ctx) => {
     if (c.nnodes > 1 && c.rdzvEndpoint === undefined)

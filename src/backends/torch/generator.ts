@@ -35,7 +35,7 @@ import type {
   TopEntries,
 } from "../serving/generator.js";
 import { checkBatchingOptions, SamplerServer } from "../serving/server.js";
-import type { TorchBackendConfig } from "./config.js";
+import type { TorchSamplerConfig } from "./config.js";
 import { callWithTensors, expectTensor, flatRows, int32, int64, type Tensors } from "./tensors.js";
 import type { WorkerProcess } from "./worker.js";
 
@@ -261,7 +261,8 @@ export interface TorchSamplerOptions {
   maxSeqLen: number;
   weightVersion: number;
   callTimeoutMs: number;
-  config: TorchBackendConfig["sampler"];
+  /** The in-process sampler's section (`engine` aside). */
+  config: Omit<TorchSamplerConfig, "engine">;
 }
 
 /** The sampler worker behind the HTTP front end; setWeights hot-swaps its weights. */

@@ -17,7 +17,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { BackendContext, ServedCheckpoint } from "../spi.js";
 import { readTorchManifest } from "./checkpoint.js";
-import type { TorchBackendConfig } from "./config.js";
+import { inProcessSampler, type TorchBackendConfig } from "./config.js";
 import { TorchSampler } from "./generator.js";
 import { distributedLaunch, otherNodeCommand } from "./torchrun.js";
 import { resolvePython, type WorkerHello, WorkerProcess, type WorkerRole } from "./worker.js";
@@ -127,6 +127,7 @@ export async function launchSampler(
   start: SamplerStart,
 ): Promise<TorchSampler> {
   const timeoutMs = config.timeouts.callS * 1000;
+  const samplerConfig = inProcessSampler(config); // before any worker starts
   const [servingResult, workerResult] = await Promise.allSettled([
     import("../../hf/serving.js").then((m) => m.loadServing(start.servingDir)),
     startWorker(config, "sampler", ctx),
@@ -146,7 +147,7 @@ export async function launchSampler(
           dtype: resolveDtype(config.dtype, device),
           seed: config.seed,
           adapter: start.adapter,
-          maxBatch: config.sampler.maxBatch,
+          maxBatch: samplerConfig.maxBatch,
           weightVersion: start.weightVersion,
         },
         { timeoutMs },
@@ -161,7 +162,7 @@ export async function launchSampler(
       maxSeqLen: info.maxSeqLen,
       weightVersion: start.weightVersion,
       callTimeoutMs: timeoutMs,
-      config: config.sampler,
+      config: samplerConfig,
     });
   } catch (e) {
     await worker.close();

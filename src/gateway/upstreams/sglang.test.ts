@@ -26,7 +26,7 @@ import {
 import type { ChatCompletionRequest, ChatMessage, Tool } from "../../types/index.js";
 import { ChatStreamAccumulator } from "../accumulate.js";
 import { HttpError } from "../errors.js";
-import type { UpstreamPool } from "./pool.js";
+import { UpstreamPool } from "./pool.js";
 import { SglangAdapter } from "./sglang.js";
 import type { ChatCall, Completion, CompletionCall } from "./types.js";
 import { type Upstream, UpstreamConnectError } from "./upstream.js";
@@ -412,4 +412,35 @@ test("completions over /generate: echo is refused, bad prompts are 400", async (
     adapter.completions(u, completionCall({ prompt: [] as number[] })),
     (e: unknown) => e instanceof HttpError && e.status === 400,
   );
+});
+
+test("LoRA: a model other than the upstream's base goes as lora_path; none without an upstream model", async () => {
+  respond = defaultRespond;
+  const lora = await startFakeUpstream({
+    ...qwen3Upstream("sglang", (info) => respond(info)),
+    weightSync: {},
+  });
+  const p = new UpstreamPool([{ url: lora.url, kind: "sglang", model: "fake-model" }], {
+    timeoutMs: 10_000,
+    healthCheckIntervalMs: 0,
+    connectRetries: 0,
+  });
+  try {
+    const [based] = p.list() as [Upstream];
+    const hi = (model: string) =>
+      chatCall({ messages: [{ role: "user", content: "hi" }] }, { model });
+    await adapter.chat(based, hi("fake-model"));
+    assert.equal(lastBody(lora).lora_path, undefined);
+    lora.weights!.adapters.set("rllm-v3", "/weights/rllm-v3");
+    await adapter.chat(based, hi("rllm-v3"));
+    assert.equal(lastBody(lora).lora_path, "rllm-v3");
+    // an adapter the server has not loaded: SGLang's 400, with its message
+    await assert.rejects(adapter.chat(based, hi("rllm-v1")), /LoRA adapter rllm-v1 is not loaded/);
+    // an upstream without a model of its own: the call's model is only a name
+    await adapter.chat(u, hi("rllm-v3"));
+    assert.equal(lastBody().lora_path, undefined);
+  } finally {
+    await p.close();
+    await lora.close();
+  }
 });

@@ -9,6 +9,10 @@
  * (text/ids/logprobs so far; `--incremental-streaming-output` makes it deltas) and carries an
  * `index` when the result is a list; `meta_info.finish_reason` is {type: "stop", matched} |
  * {type: "length"} | {type: "abort", message}.
+ *
+ * LoRA: a call whose model is not the upstream's own (`u.model`, the base model it serves) names a
+ * LoRA adapter loaded on the server, and goes as `lora_path: <name>` (SGLang's /generate selects
+ * adapters by name there); an upstream without a model sends none.
  */
 
 import type { ChatRenderer } from "../../hf/index.js";
@@ -52,6 +56,13 @@ const SAME_NAME = [
   "logit_bias",
 ] as const;
 
+/** `{lora_path}` when `model` is an adapter of `u`'s base model (see the header), else nothing. */
+function loraOf(u: Upstream, model: string | undefined): { lora_path?: string } {
+  return u.model !== undefined && model !== undefined && model !== u.model
+    ? { lora_path: model }
+    : {};
+}
+
 export class SglangAdapter implements UpstreamAdapter {
   private readonly eos: ReadonlySet<number>;
 
@@ -70,6 +81,7 @@ export class SglangAdapter implements UpstreamAdapter {
       // -1: logprobs of the sampled tokens only, not of the whole prompt.
       logprob_start_len: -1,
       stream,
+      ...loraOf(u, call.model),
     };
     const res = await upstreamPost(u, "/generate", body, call.signal);
     const run = TitoChatRun.forCall(this.renderer, u, call, prompt);
@@ -102,6 +114,7 @@ export class SglangAdapter implements UpstreamAdapter {
       return_logprob: true,
       logprob_start_len: -1,
       stream,
+      ...loraOf(u, call.model),
     };
     const res = await upstreamPost(u, "/generate", body, call.signal);
     const run = new CompletionRun(

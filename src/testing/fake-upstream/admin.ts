@@ -92,6 +92,20 @@ function modelsBody(s: FakeServer): Json {
       object: "list",
       data: [{ id: model, object: "model", created: 1700000000, owned_by: "system" }],
     };
+  // vLLM lists each loaded LoRA adapter after the base model (root: its path, parent: the base)
+  const adapters =
+    kind === "vllm" && s.weights
+      ? [...s.weights.adapters].map(([id, path]) => ({
+          id,
+          object: "model",
+          created: s.created(),
+          owned_by: "vllm",
+          root: path,
+          parent: model,
+          max_model_len: null,
+          permission: [],
+        }))
+      : [];
   return {
     object: "list",
     data: [
@@ -120,6 +134,7 @@ function modelsBody(s: FakeServer): Json {
           },
         ],
       },
+      ...adapters,
     ],
   };
 }

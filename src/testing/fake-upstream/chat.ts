@@ -12,11 +12,14 @@ import { openaiGenParams, positiveInt, readStreamAndN, usageOf } from "./params.
 import { renderChatML } from "./render.js";
 import { topAlternative } from "./tokenizer.js";
 import type { FakeRequestInfo } from "./types.js";
+import { respondingModel } from "./weights.js";
 import { BadRequest, DONE, intParam, isObj, sendJson, utf8Bytes, writeStream } from "./wire.js";
 
 /** A chat request as read, and what was generated for it. */
 interface ChatRun {
   id: string;
+  /** The model the response names: the base, or the LoRA adapter the request named. */
+  model: string;
   created: number;
   stream: boolean;
   includeUsage: boolean;
@@ -78,6 +81,7 @@ function generateChat(s: FakeServer, body: Json): ChatRun {
   }
   return {
     id: `chatcmpl-${reqHex}`,
+    model: respondingModel(s, body),
     created: s.created(),
     stream,
     includeUsage,
@@ -124,7 +128,7 @@ function chatCompletion(s: FakeServer, run: ChatRun): Json {
     id: run.id,
     object: "chat.completion",
     created: run.created,
-    model: s.model,
+    model: run.model,
     choices,
     usage: usageOf(s, promptTokens(s, run), run.completionTokens),
   };
@@ -183,7 +187,7 @@ function chatChoice(s: FakeServer, run: ChatRun, g: Gen, c: number): Json {
 function chatChunks(s: FakeServer, run: ChatRun): string[] {
   const { gens, wantIds, wantLogprobs } = run;
   const chunks: string[] = [];
-  const head = `{"id":"${run.id}","object":"chat.completion.chunk","created":${run.created},"model":${JSON.stringify(s.model)}`;
+  const head = `{"id":"${run.id}","object":"chat.completion.chunk","created":${run.created},"model":${JSON.stringify(run.model)}`;
   const extras =
     s.kind === "openai" ? ',"service_tier":"default","system_fingerprint":"fp_fake"' : "";
   const usageNull = s.kind === "openai" && run.includeUsage ? ',"usage":null' : "";

@@ -8,6 +8,7 @@ import { type FakeServer, type Json, requestInfos } from "./context.js";
 import { type Gen, interleave, textRange } from "./engine.js";
 import { openaiGenParams, positiveInt, readStreamAndN, usageOf } from "./params.js";
 import { topAlternative } from "./tokenizer.js";
+import { respondingModel } from "./weights.js";
 import { BadRequest, DONE, intParam, sendJson, writeStream } from "./wire.js";
 
 /** A prompt as given: its text (decoded when ids were sent) and its ids when it was sent as ids. */
@@ -18,6 +19,8 @@ export interface GivenPrompt {
 
 interface CompletionsRun {
   id: string;
+  /** The model the response names: the base, or the LoRA adapter the request named. */
+  model: string;
   created: number;
   n: number;
   wantLogprobs: boolean;
@@ -93,6 +96,7 @@ function generateCompletions(
   }
   return {
     id,
+    model: respondingModel(s, body),
     created,
     n,
     wantLogprobs,
@@ -170,7 +174,7 @@ function completion(s: FakeServer, run: CompletionsRun): Json {
     id: run.id,
     object: "text_completion",
     created: run.created,
-    model: s.model,
+    model: run.model,
     choices,
     usage: usageOf(s, run.promptTokens, run.completionTokens),
   };
@@ -184,7 +188,7 @@ function completion(s: FakeServer, run: CompletionsRun): Json {
 function completionChunks(s: FakeServer, run: CompletionsRun, includeUsage: boolean): string[] {
   const { gens, wantIds } = run;
   const chunks: string[] = [];
-  const head = `{"id":"${run.id}","object":"text_completion","created":${run.created},"model":${JSON.stringify(s.model)}`;
+  const head = `{"id":"${run.id}","object":"text_completion","created":${run.created},"model":${JSON.stringify(run.model)}`;
   const textOffsets = gens.map(() => 0);
   interleave(
     gens.map((g) => g.ids.length),

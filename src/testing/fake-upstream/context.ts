@@ -13,6 +13,7 @@ import type {
   FakeUpstreamKind,
   FakeUpstreamOptions,
 } from "./types.js";
+import { fakeWeights } from "./weight-state.js";
 
 export type Json = Record<string, unknown>;
 
@@ -39,6 +40,8 @@ export interface FakeServer {
   readonly dialect: Dialect;
   /** Mutable runtime settings, shared with the handle the caller gets. */
   readonly config: FakeUpstreamConfig;
+  /** The weight-update state (option `weightSync`, vllm and sglang). */
+  readonly weights: ReturnType<typeof fakeWeights> | undefined;
   readonly maxModelLen: number;
   /** Seed of the logprobs when a request has none. */
   readonly defaultSeed: number;
@@ -76,6 +79,7 @@ export function fakeServer(opts: FakeUpstreamOptions): FakeServer {
       weightVersion: opts.weightVersion ?? "default",
       healthy: true,
     },
+    weights: opts.weightSync && kind !== "openai" ? fakeWeights() : undefined,
     maxModelLen: opts.maxModelLen ?? 32768,
     defaultSeed: opts.seed ?? 0,
     idBase,

@@ -12,6 +12,7 @@ import { type FakeServer, fakeServer, type Json } from "./context.js";
 import { applyFault, takeFault, truncatingRes } from "./faults.js";
 import { handleGenerate } from "./sglang.js";
 import type { FakeFault, FakeUpstream, FakeUpstreamOptions, RecordedRequest } from "./types.js";
+import { handleWeights, isWeightRoute, unknownModel } from "./weights.js";
 import { BadRequest, errorBody, isObj, sendJson } from "./wire.js";
 
 /** The endpoints that generate; `/generate` only on SGLang. */
@@ -54,10 +55,12 @@ export async function startGenerator(opts: FakeUpstreamOptions): Promise<FakeUps
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
     const method = req.method ?? "GET";
+    const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
     if (method === "GET" || method === "HEAD") {
       req.resume();
       recordReq(method, path, null, req.headers);
-      handleGet(s, path, res);
+      if (isWeightRoute(s, "GET", path)) void handleWeights(s, path, query, null, res);
+      else handleGet(s, path, res);
       return;
     }
     const chunks: Buffer[] = [];
@@ -67,6 +70,10 @@ export async function startGenerator(opts: FakeUpstreamOptions): Promise<FakeUps
         chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
       const { body, parseError } = parseBody(raw);
       recordReq(method, path, body, req.headers);
+      if (isWeightRoute(s, method, path)) {
+        void handleWeights(s, path, query, body, res);
+        return;
+      }
       if (!GEN_PATHS.has(path) || (s.kind !== "sglang" && path === "/generate")) {
         handleOtherPost(s, path, body, res);
         return;
@@ -89,8 +96,19 @@ export async function startGenerator(opts: FakeUpstreamOptions): Promise<FakeUps
         if (fault) applyFault(s, fault, res, pending, run);
         else run(-1);
       };
-      if (s.config.latencyMs > 0) setTimeout(go, s.config.latencyMs);
-      else go();
+      const start = () => {
+        if (s.config.latencyMs > 0) setTimeout(go, s.config.latencyMs);
+        else go();
+      };
+      // a paused server (or one updating its weights) holds new generation until it resumes
+      const w = s.weights;
+      if (!w) start();
+      else
+        w.whenOpen(() => {
+          w.running++;
+          res.on("close", () => w.running--);
+          start();
+        });
     });
   };
 
@@ -123,6 +141,7 @@ export async function startGenerator(opts: FakeUpstreamOptions): Promise<FakeUps
     get totalRequests() {
       return totalRequests;
     },
+    weights: s.weights,
     setHealthy(healthy: boolean) {
       s.config.healthy = healthy;
     },
@@ -158,6 +177,8 @@ function handleGeneration(
       body.model !== s.model
     )
       throw new BadRequest(`The model \`${body.model}\` does not exist.`, 404, "model");
+    const unknown = unknownModel(s, body);
+    if (unknown) throw new BadRequest(unknown, s.kind === "vllm" ? 404 : 400, "model");
     if (path === "/v1/chat/completions") handleChat(s, body, res, destroyAfter);
     else if (path === "/v1/completions") handleCompletions(s, body, res, destroyAfter);
     else handleGenerate(s, body, res, destroyAfter);

@@ -100,6 +100,34 @@ export interface FakeUpstreamOptions {
    * default; not used while faults are queued or a latency is set.
    */
   replay?: boolean;
+  /**
+   * vllm/sglang: serve the weight-update admin routes (weights.ts): runtime LoRA, pause/resume,
+   * full-weight reloads, with their state; the directories they are given are checked in Python.
+   */
+  weightSync?: {
+    /** The model directory LoRA adapters are checked against (needed to load any adapter). */
+    baseModel?: string;
+  };
+}
+
+/** A fake server's weight state (option `weightSync`). */
+export interface FakeWeights {
+  /** Loaded LoRA adapters: name → directory. */
+  readonly adapters: Map<string, string>;
+  /** Generation waits while paused. */
+  paused: boolean;
+  /** The directory of the last full-weight load, or null. */
+  modelPath: string | null;
+  /** Every admin call, in order. */
+  readonly calls: {
+    route: string;
+    query: Record<string, string>;
+    body: unknown;
+    status: number;
+    at: number;
+  }[];
+  /** The next `times` calls of `route` fail with `message`, in the server's error shape. */
+  failNext(route: string, times: number, message: string): void;
 }
 
 export interface RecordedRequest {
@@ -131,6 +159,8 @@ export interface FakeUpstream {
   readonly config: FakeUpstreamConfig;
   readonly inFlight: number;
   readonly totalRequests: number;
+  /** The weight state (option `weightSync`), else undefined. */
+  readonly weights: FakeWeights | undefined;
   setHealthy(healthy: boolean): void;
   clearRequests(): void;
   close(): Promise<void>;

@@ -1,0 +1,222 @@
+/**
+ * Pushing a trainer's new weights into running vLLM or SGLang servers: one `WeightSync` per server
+ * (vllm.ts, sglang.ts, over admin.ts), and `SamplerFleet`, which pushes each version to every
+ * server of a run and says which model name requests must use. A backend writes the files; this
+ * module only tells the servers where they are, so `dir` must be a path every server can read
+ * (the same filesystem, or one shared at the same path).
+ *
+ * The call sequences (routes and bodies from the engines' sources; see each file's header):
+ *
+ *   LoRA, version N (both engines; no pause — a fresh adapter name shares no prefix cache):
+ *     vLLM    POST /v1/load_lora_adapter   {lora_name: "rllm-vN", lora_path: dir}
+ *     SGLang  POST /load_lora_adapter      {lora_name: "rllm-vN", lora_path: dir}
+ *     then requests name "rllm-vN" (vLLM: `model`; SGLang's /generate: `lora_path`, which the
+ *     gateway sends when the model it routes to is not the upstream's base model), then the
+ *     versions older than the newest `keepVersions` are unloaded:
+ *     vLLM    POST /v1/unload_lora_adapter {lora_name}
+ *     SGLang  POST /unload_lora_adapter    {lora_name}   (waits for requests still using it)
+ *
+ *   Full weights, version N (`dir` a complete Hugging Face model directory):
+ *     vLLM    POST /pause?mode=wait  (running requests finish, new ones are held)
+ *             POST /collective_rpc {method: "reload_weights",
+ *                                   kwargs: {weights_path: dir, is_checkpoint_format: true}}
+ *             POST /reset_prefix_cache
+ *             POST /resume            (always, also after a failed reload: never left paused)
+ *     SGLang  POST /update_weights_from_disk {model_path: dir, weight_version: "N"}
+ *             (unpaused, the server drains by itself: the update takes its model lock, so running
+ *             requests finish first and new ones wait; it flushes the radix cache after loading)
+ *             GET  /get_weight_version → "N", or the push failed
+ *     vLLM's weight-transfer API has a `disk` backend for the same step (/start_weight_update →
+ *     /update_weights {update_info: {path}} → /finish_weight_update, with the server started with
+ *     --weight-transfer-config '{"backend":"disk"}'), but only in recent builds; the layerwise
+ *     reload through /collective_rpc is in stock servers.
+ *     SGLang's pause modes do not fit here: `abort` ends running requests (an agent gets a cut
+ *     completion), and after `retract`/`in_place` the cache flush is refused while the held
+ *     requests wait. Draining is also what the in-process sampler does (no sequence mixes two
+ *     versions).
+ *
+ * Decided here, once:
+ *   - every admin call is retried `retries` times (admin.ts); a push that still fails rejects with
+ *     the server's message, and the fleet's model name and version stay the previous ones: the
+ *     caller must not advance its weight version (never a silent stale model);
+ *   - LoRA is all or nothing: a version loaded on some servers but not all is unloaded again from
+ *     those (best effort), so a retry of the same version starts clean; a server that already
+ *     holds the name (a trainer restarted against running servers) has it replaced;
+ *   - full weights cannot be rolled back: a server that took version N before another failed
+ *     serves N while the caller still says N − 1, and the run stops on the error;
+ *   - an unload that fails after the new version loaded everywhere does not fail the push (the new
+ *     weights are live): it is logged, the version stays listed, and the next push tries again.
+ *
+ * NCCL (designed, not built; nothing selects it): for servers whose GPUs can reach the trainer's
+ * (the same node, or InfiniBand/RoCE between nodes), writing and re-reading files is replaced by a
+ * broadcast from the trainer's rank 0. It would be a third method of WeightSync,
+ * `pushBroadcast(params, version)`, chosen at startup when the sampler section names an NCCL
+ * rendezvous address and every server reports GPUs (vLLM GET /get_world_size): once,
+ * vLLM POST /init_weight_transfer_engine {init_info: {master_address, master_port, rank_offset,
+ * world_size}} (SGLang POST /init_weights_update_group {…, group_name, backend: "nccl"}) on every
+ * server while the trainer joins the same group as rank 0 (world_size = 1 + all server GPUs); per
+ * version, vLLM /pause → /start_weight_update → /update_weights {update_info: {names, dtype_names,
+ * shapes, packed}} while the worker broadcasts the tensors in that order → /finish_weight_update
+ * {weight_version} → /reset_prefix_cache → /resume; SGLang /update_weights_from_distributed
+ * {names, dtypes, shapes, group_name, weight_version} with the same broadcast. The worker side
+ * needs an RPC method that broadcasts the gathered (FSDP) parameters over that group.
+ */
+import { AdminCallError, type AdminOptions } from "./admin.js";
+
+export type ExternalEngine = "vllm" | "sglang";
+
+/** The adapter name of weight version `version` on every server. */
+export function adapterName(version: number): string {
+  return `rllm-v${version}`;
+}
+
+/** The base model of a GET /v1/models body: the first card that is not an adapter. */
+export function baseModelOf(url: string, body: unknown): string {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (Array.isArray(data))
+    for (const m of data as { id?: unknown; parent?: unknown }[])
+      if (typeof m?.id === "string" && (m.parent === null || m.parent === undefined)) return m.id;
+  throw new Error(
+    `GET ${url}/v1/models lists no base model (${JSON.stringify(body)?.slice(0, 200)}); set backend.sampler.modelName`,
+  );
+}
+
+/** One server's weight-update routes. */
+export interface WeightSync {
+  readonly engine: ExternalEngine;
+  /** The server's root URL. */
+  readonly url: string;
+  /** The base model's served name (GET /v1/models: the model that is no adapter). */
+  servedModel(): Promise<string>;
+  /** Loads the peft adapter directory `dir` as `adapterName(version)`. */
+  pushLora(dir: string, version: number): Promise<void>;
+  /** Unloads `adapterName(version)`. */
+  dropLora(version: number): Promise<void>;
+  /** Replaces the served weights with the Hugging Face directory `dir`, as version `version`. */
+  pushFull(dir: string, version: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type WeightSyncFactory = (url: string, o: AdminOptions) => WeightSync;
+
+/** What the fleet serves now: the name requests use and the version it holds. */
+export interface FleetState {
+  model: string;
+  version: number;
+}
+
+/**
+ * Every server of a run: the base model's name, each version pushed to all of them, the adapters
+ * beyond `keepVersions` unloaded.
+ */
+export class SamplerFleet {
+  /** LoRA versions loaded on every server, oldest first. */
+  private loaded: number[] = [];
+  private current: FleetState;
+
+  private constructor(
+    readonly servers: readonly WeightSync[],
+    /** The base model's served name. */
+    readonly baseModel: string,
+    private readonly keepVersions: number,
+    version: number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.current = { model: baseModel, version };
+  }
+
+  /**
+   * Connects to every server and settles the base model's name: `modelName` when given (each
+   * server must list it), else the first server's; servers that disagree are an error.
+   */
+  static async connect(
+    servers: readonly WeightSync[],
+    o: {
+      modelName?: string | undefined;
+      keepVersions: number;
+      version: number;
+      log: (line: string) => void;
+    },
+  ): Promise<SamplerFleet> {
+    const names = await Promise.all(servers.map((s) => s.servedModel()));
+    const want = o.modelName ?? names[0]!;
+    const wrong = servers.filter((_, i) => names[i] !== want);
+    if (wrong.length > 0)
+      throw new Error(
+        `the sampler servers do not all serve ${JSON.stringify(want)}${o.modelName ? " (backend.sampler.modelName)" : ` (${servers[0]!.url}'s model)`}: ${wrong.map((s) => `${s.url} serves ${JSON.stringify(names[servers.indexOf(s)])}`).join("; ")}; start them on the same model${o.modelName ? " or fix backend.sampler.modelName" : ""}`,
+      );
+    return new SamplerFleet(servers, want, o.keepVersions, o.version, o.log);
+  }
+
+  get state(): FleetState {
+    return this.current;
+  }
+
+  /** Loads adapter `dir` as `version` everywhere; returns the versions unloaded (whose files may go). */
+  async pushLora(dir: string, version: number): Promise<number[]> {
+    // the same version again (a checkpoint loaded at the version it was saved): replace it
+    if (this.loaded.includes(version)) {
+      await Promise.allSettled(this.servers.map((s) => s.dropLora(version)));
+      this.loaded = this.loaded.filter((v) => v !== version);
+    }
+    const results = await Promise.allSettled(this.servers.map((s) => loadLora(s, dir, version)));
+    const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
+    if (failed.length > 0) {
+      await Promise.allSettled(
+        this.servers.map((s, i) =>
+          results[i]!.status === "fulfilled" ? s.dropLora(version) : undefined,
+        ),
+      );
+      throw pushError(`LoRA weight version ${version}`, failed);
+    }
+    this.loaded = [...this.loaded.filter((v) => v !== version), version];
+    this.current = { model: adapterName(version), version };
+    const old = this.loaded.slice(0, Math.max(0, this.loaded.length - this.keepVersions));
+    const dropped: number[] = [];
+    for (const v of old) {
+      const r = await Promise.allSettled(this.servers.map((s) => s.dropLora(v)));
+      const bad = r.flatMap((x) => (x.status === "rejected" ? [x.reason as Error] : []));
+      if (bad.length > 0) {
+        this.log(
+          `${pushError(`unloading LoRA weight version ${v}`, bad).message} (tried again after the next push)`,
+        );
+        continue;
+      }
+      this.loaded = this.loaded.filter((x) => x !== v);
+      dropped.push(v);
+    }
+    return dropped;
+  }
+
+  /** Replaces every server's weights with `dir` as `version`. */
+  async pushFull(dir: string, version: number): Promise<void> {
+    const results = await Promise.allSettled(this.servers.map((s) => s.pushFull(dir, version)));
+    const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
+    if (failed.length > 0) throw pushError(`full weight version ${version}`, failed);
+    this.current = { model: this.baseModel, version };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.close()));
+  }
+}
+
+/**
+ * Loads `dir` as `version` on `s`; a server that still holds an adapter of that name (a trainer
+ * restarted against servers that kept running) has it unloaded and loaded again, from `dir`.
+ */
+async function loadLora(s: WeightSync, dir: string, version: number): Promise<void> {
+  try {
+    await s.pushLora(dir, version);
+  } catch (e) {
+    if (!(e instanceof AdminCallError && e.status === 400 && /already/.test(e.message))) throw e;
+    await s.dropLora(version);
+    await s.pushLora(dir, version);
+  }
+}
+
+function pushError(what: string, errors: Error[]): Error {
+  return new Error(
+    `pushing ${what} to the sampler servers failed: ${errors.map((e) => e.message).join("; ")}`,
+  );
+}

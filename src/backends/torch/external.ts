@@ -1,0 +1,140 @@
+/**
+ * The torch backend's samplers when they are vLLM or SGLang servers (`backend.sampler.engine`):
+ * each weight version is exported by the trainer worker into a directory of the sync dir and
+ * pushed to every server (../remote/weight-sync.ts says how, per engine).
+ *
+ * Decided here, once:
+ *   - a version's directory is `<syncDir>/rllm-sync-XXXX/rllm-v<N>` (one private directory per
+ *     backend, so runs sharing a sync dir never collide; removed by close());
+ *   - full weights are a complete Hugging Face directory: the exported `model.safetensors` plus
+ *     the model directory's config, generation config and tokenizer files (a server reloading
+ *     from disk reads the config beside the weights);
+ *   - a LoRA version's directory stays while the servers keep it loaded (vLLM reloads an adapter
+ *     from its path when its CPU cache evicts it); a full version's once the next one is live;
+ *   - a push that fails removes its directory and leaves the served version as it was; the
+ *     caller does not advance its weight version.
+ */
+import { copyFile, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { AdminOptions } from "../remote/admin.js";
+import { SglangWeightSync } from "../remote/sglang.js";
+import { VllmWeightSync } from "../remote/vllm.js";
+import { adapterName, SamplerFleet, type WeightSync } from "../remote/weight-sync.js";
+import type { SamplerInfo } from "../spi.js";
+import type { ExternalSamplerConfig } from "./config.js";
+import type { WorkerProcess } from "./worker.js";
+
+/** The files of a model directory beside its weights that make an export a loadable model. */
+const MODEL_FILES =
+  /^(config|generation_config|tokenizer|tokenizer_config|special_tokens_map|added_tokens|vocab|preprocessor_config)\.json$|^(merges\.txt|tokenizer\.model|chat_template\.jinja)$/;
+
+export interface ExternalStart {
+  /** The default sync dir (the trainer's exchange directory). */
+  exchange: string;
+  /** The model directory whose config and tokenizer files complete a full export. */
+  modelDir: string;
+  kind: "full" | "lora";
+  /** The weight version the servers are taken to serve until the first push. */
+  version: number;
+  log: (line: string) => void;
+}
+
+export class ExternalSampler {
+  /** The directories of the versions the servers may still read, by version. */
+  private readonly dirs = new Map<number, string>();
+
+  private constructor(
+    private readonly config: ExternalSamplerConfig,
+    private readonly fleet: SamplerFleet,
+    private readonly root: string,
+    private readonly start: ExternalStart,
+  ) {}
+
+  /** Connects to every server (their base model must agree) and makes the sync directory. */
+  static async connect(
+    config: ExternalSamplerConfig,
+    start: ExternalStart,
+  ): Promise<ExternalSampler> {
+    const o: AdminOptions = {
+      retries: config.retries,
+      timeoutMs: config.timeoutS * 1000,
+      apiKey: config.apiKey,
+    };
+    const servers: WeightSync[] = config.urls.map((url) =>
+      config.engine === "vllm" ? new VllmWeightSync(url, o) : new SglangWeightSync(url, o),
+    );
+    try {
+      const fleet = await SamplerFleet.connect(servers, {
+        modelName: config.modelName,
+        keepVersions: config.keepVersions,
+        version: start.version,
+        log: start.log,
+      });
+      const parent = resolve(config.syncDir ?? start.exchange);
+      await mkdir(parent, { recursive: true });
+      return new ExternalSampler(config, fleet, await mkdtemp(join(parent, "rllm-sync-")), start);
+    } catch (e) {
+      await Promise.all(servers.map((s) => s.close()));
+      throw e;
+    }
+  }
+
+  /** Where generation goes now and which weights answer. */
+  info(): SamplerInfo {
+    const { model, version } = this.fleet.state;
+    const c = this.config;
+    return {
+      baseURL: `${c.urls[0]}/v1`,
+      model,
+      weightVersion: version,
+      kind: c.engine,
+      upstreams: c.urls.map((url) => ({
+        url,
+        kind: c.engine,
+        model: this.fleet.baseModel,
+        ...(c.apiKey ? { apiKey: c.apiKey } : {}),
+      })),
+      ...(c.engine === "sglang" ? { tokenizer: this.start.modelDir } : {}),
+      ...(this.start.kind === "lora" ? { keepVersions: c.keepVersions } : {}),
+    };
+  }
+
+  /** Exports the trainer's weights as `version` and pushes them to every server. */
+  async publish(trainer: WorkerProcess, version: number, timeoutMs: number): Promise<void> {
+    const dir = join(this.root, adapterName(version));
+    await rm(dir, { recursive: true, force: true });
+    try {
+      const r = await trainer.call("export_weights", { dir }, { timeoutMs });
+      if (r.kind === "lora") {
+        const dropped = await this.fleet.pushLora(dir, version);
+        this.dirs.set(version, dir);
+        for (const v of dropped) await this.forget(v);
+      } else {
+        await this.completeModelDir(dir);
+        await this.fleet.pushFull(dir, version);
+        for (const v of [...this.dirs.keys()]) if (v !== version) await this.forget(v);
+        this.dirs.set(version, dir);
+      }
+    } catch (e) {
+      if (this.dirs.get(version) !== dir) await rm(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  private async completeModelDir(dir: string): Promise<void> {
+    const from = this.start.modelDir;
+    for (const f of await readdir(from))
+      if (MODEL_FILES.test(f)) await copyFile(join(from, f), join(dir, f));
+  }
+
+  private async forget(version: number): Promise<void> {
+    const dir = this.dirs.get(version);
+    this.dirs.delete(version);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    await this.fleet.close();
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
