@@ -5,7 +5,8 @@
  * Decided here, once:
  *   - a failure is a connection error, a timeout or a non-2xx answer; each is tried `retries`
  *     more times (a fixed short pause between tries: a server that is loading answers again
- *     shortly, one that is down does not recover within a step);
+ *     shortly, one that is down does not recover within a step), except an answer the caller
+ *     marks final (`final`: a state a retry cannot change, e.g. a server flag missing);
  *   - the error of the last try names the server, the route, the status and the server's own
  *     message, read from whichever envelope it used: vLLM's nested `{error: {message}}`, the flat
  *     `{message}` (older vLLM, SGLang's validation errors), FastAPI's `{detail}`, the RL routes'
@@ -59,22 +60,30 @@ export class AdminClient {
 
   /**
    * `method route` with a JSON body (POST) and query; retried, then an AdminCallError.
-   * `hint`: why a 404 "Not Found" would happen (the server flag the route needs).
+   * `hint`: why a 404 "Not Found" would happen (the server flag the route needs); `final`: the
+   * server messages a retry cannot change (those fail at once).
    */
   async call(
     method: "GET" | "POST",
     route: string,
-    options: { body?: unknown; query?: Record<string, string>; hint?: string } = {},
+    options: {
+      body?: unknown;
+      query?: Record<string, string>;
+      hint?: string;
+      final?: (message: string) => boolean;
+    } = {},
   ): Promise<AdminReply> {
     const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
     let last: AdminCallError | undefined;
-    for (let attempt = 0; attempt <= this.o.retries; attempt++) {
-      if (attempt > 0) await sleep(this.o.retryDelayMs ?? 500);
+    let tries = 0;
+    while (tries <= this.o.retries) {
+      if (tries++ > 0) await sleep(this.o.retryDelayMs ?? 500);
       try {
         const reply = await this.once(method, route + query, options.body);
         const failed = failure(reply);
         if (failed === undefined) return reply;
         last = this.error(method, route, reply.status, failed, options.hint);
+        if (options.final?.(failed)) break;
       } catch (e) {
         const why =
           (e as Error).name === "TimeoutError"
@@ -83,7 +92,6 @@ export class AdminClient {
         last = new AdminCallError(this.url, route, null, `${method} ${this.url}${route}: ${why}`);
       }
     }
-    const tries = this.o.retries + 1;
     throw new AdminCallError(
       last!.url,
       last!.route,

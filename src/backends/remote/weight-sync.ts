@@ -18,18 +18,22 @@
  *
  *   Full weights, version N (`dir` a complete Hugging Face model directory):
  *     vLLM    POST /pause?mode=wait  (running requests finish, new ones are held)
- *             POST /collective_rpc {method: "reload_weights",
- *                                   kwargs: {weights_path: dir, is_checkpoint_format: true}}
+ *             backend.sampler.fullWeights "transfer" (default): vLLM's weight-transfer API, its
+ *             `disk` backend (server flag --weight-transfer-config '{"backend":"disk"}'):
+ *               POST /init_weight_transfer_engine {init_info: {}}  (a server's first full push,
+ *                                      and again once it says it is not initialised: a restart)
+ *               POST /start_weight_update
+ *               POST /update_weights {update_info: {path: dir}}
+ *               POST /finish_weight_update {weight_version: "N"}
+ *             "reload" (builds without the disk backend):
+ *               POST /collective_rpc {method: "reload_weights",
+ *                                     kwargs: {weights_path: dir, is_checkpoint_format: true}}
  *             POST /reset_prefix_cache
- *             POST /resume            (always, also after a failed reload: never left paused)
+ *             POST /resume            (always, also after a failed update: never left paused)
  *     SGLang  POST /update_weights_from_disk {model_path: dir, weight_version: "N"}
  *             (unpaused, the server drains by itself: the update takes its model lock, so running
  *             requests finish first and new ones wait; it flushes the radix cache after loading)
  *             GET  /get_weight_version → "N", or the push failed
- *     vLLM's weight-transfer API has a `disk` backend for the same step (/start_weight_update →
- *     /update_weights {update_info: {path}} → /finish_weight_update, with the server started with
- *     --weight-transfer-config '{"backend":"disk"}'), but only in recent builds; the layerwise
- *     reload through /collective_rpc is in stock servers.
  *     SGLang's pause modes do not fit here: `abort` ends running requests (an agent gets a cut
  *     completion), and after `retract`/`in_place` the cache flush is refused while the held
  *     requests wait. Draining is also what the in-process sampler does (no sequence mixes two
@@ -49,17 +53,19 @@
  *
  * NCCL (designed, not built; nothing selects it): for servers whose GPUs can reach the trainer's
  * (the same node, or InfiniBand/RoCE between nodes), writing and re-reading files is replaced by a
- * broadcast from the trainer's rank 0. It would be a third method of WeightSync,
- * `pushBroadcast(params, version)`, chosen at startup when the sampler section names an NCCL
- * rendezvous address and every server reports GPUs (vLLM GET /get_world_size): once,
- * vLLM POST /init_weight_transfer_engine {init_info: {master_address, master_port, rank_offset,
- * world_size}} (SGLang POST /init_weights_update_group {…, group_name, backend: "nccl"}) on every
- * server while the trainer joins the same group as rank 0 (world_size = 1 + all server GPUs); per
- * version, vLLM /pause → /start_weight_update → /update_weights {update_info: {names, dtype_names,
- * shapes, packed}} while the worker broadcasts the tensors in that order → /finish_weight_update
- * {weight_version} → /reset_prefix_cache → /resume; SGLang /update_weights_from_distributed
- * {names, dtypes, shapes, group_name, weight_version} with the same broadcast. The worker side
- * needs an RPC method that broadcasts the gathered (FSDP) parameters over that group.
+ * broadcast from the trainer's rank 0, behind the same vLLM routes as the disk backend (servers
+ * started with --weight-transfer-config '{"backend":"nccl"}'); only init_info and update_info
+ * change. It would be a third method of WeightSync, `pushBroadcast(params, version)`, chosen at
+ * startup when the sampler section names an NCCL rendezvous address and every server reports GPUs
+ * (vLLM GET /get_world_size): once, vLLM POST /init_weight_transfer_engine {init_info:
+ * {master_address, master_port, rank_offset, world_size}} (SGLang POST /init_weights_update_group
+ * {…, group_name, backend: "nccl"}) on every server while the trainer joins the same group as rank
+ * 0 (world_size = 1 + all server GPUs); per version, vLLM /pause → /start_weight_update →
+ * /update_weights {update_info: {names, dtype_names, shapes, packed}} while the trainer broadcasts
+ * the tensors in that order → /finish_weight_update {weight_version} → /reset_prefix_cache →
+ * /resume; SGLang /update_weights_from_distributed {names, dtypes, shapes, group_name,
+ * weight_version} with the same broadcast. The worker side needs an RPC method that broadcasts the
+ * gathered (FSDP) parameters over that group.
  */
 import { AdminCallError, type AdminOptions } from "./admin.js";
 

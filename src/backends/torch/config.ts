@@ -130,7 +130,18 @@ function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
     modelName: z.string().min(1).optional(),
   });
 }
-const VllmSamplerConfigSchema = externalSamplerSchema("vllm");
+const VllmSamplerConfigSchema = externalSamplerSchema("vllm").extend({
+  /**
+   * How a full-weight version gets into the servers (remote/vllm.ts): "transfer", vLLM's
+   * weight-transfer API with its disk backend (/init_weight_transfer_engine once, then
+   * /start_weight_update → /update_weights {path} → /finish_weight_update {weight_version}; the
+   * servers started with --weight-transfer-config '{"backend":"disk"}'); "reload", the workers'
+   * reload_weights through /collective_rpc, for vLLM builds without the disk backend. Both need
+   * VLLM_SERVER_DEV_MODE=1 (`rllm sampler launch vllm --full-weights [--full-weights-mode]`).
+   * LoRA runs do not use it.
+   */
+  fullWeights: z.enum(["transfer", "reload"]).default("transfer"),
+});
 const SglangSamplerConfigSchema = externalSamplerSchema("sglang");
 export type ExternalSamplerConfig =
   | z.output<typeof VllmSamplerConfigSchema>

@@ -61,7 +61,9 @@ export class ExternalSampler {
       apiKey: config.apiKey,
     };
     const servers: WeightSync[] = config.urls.map((url) =>
-      config.engine === "vllm" ? new VllmWeightSync(url, o) : new SglangWeightSync(url, o),
+      config.engine === "vllm"
+        ? new VllmWeightSync(url, o, config.fullWeights)
+        : new SglangWeightSync(url, o),
     );
     try {
       const fleet = await SamplerFleet.connect(servers, {

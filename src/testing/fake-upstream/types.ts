@@ -107,6 +107,11 @@ export interface FakeUpstreamOptions {
   weightSync?: {
     /** The model directory LoRA adapters are checked against (needed to load any adapter). */
     baseModel?: string;
+    /**
+     * vllm: started with --weight-transfer-config '{"backend":"disk"}' (default true); false:
+     * the weight-transfer routes answer vLLM's 500 "Weight transfer not configured".
+     */
+    weightTransfer?: boolean;
   };
 }
 
@@ -126,6 +131,12 @@ export interface FakeWeights {
     status: number;
     at: number;
   }[];
+  /**
+   * vLLM's weight-transfer engine (disk backend): whether /init_weight_transfer_engine ran (set
+   * false to play a server restart), and the update between /start_weight_update and
+   * /finish_weight_update (`path`: the checkpoint /update_weights loaded), else null.
+   */
+  readonly transfer: { initialized: boolean; session: { path: string | null } | null };
   /** The next `times` calls of `route` fail with `message`, in the server's error shape. */
   failNext(route: string, times: number, message: string): void;
 }

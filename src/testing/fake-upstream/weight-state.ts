@@ -23,6 +23,7 @@ function makeState(): WeightState {
     adapters: new Map<string, string>(),
     paused: false,
     modelPath: null as string | null,
+    transfer: { initialized: false, session: null } as FakeWeights["transfer"],
     calls: [] as FakeWeights["calls"],
     running: 0,
     failNext(route: string, times: number, message: string) {

@@ -4,7 +4,8 @@
  * src/backends/remote/{vllm,sglang}.ts's headers), with the state they change:
  *
  *   vLLM    POST /v1/load_lora_adapter · /v1/unload_lora_adapter · /pause?mode= · /resume
- *           · /collective_rpc (reload_weights) · /reset_prefix_cache;  GET /is_paused
+ *           · /collective_rpc (reload_weights) · /reset_prefix_cache · the weight-transfer
+ *           routes with the disk backend (weight-transfer.ts);  GET /is_paused · /weight_info
  *   SGLang  POST /load_lora_adapter · /unload_lora_adapter · /update_weights_from_disk
  *           · /pause_generation · /continue_generation · /flush_cache;  GET /get_weight_version
  *
@@ -23,11 +24,13 @@ import type http from "node:http";
 import type { FakeServer, Json } from "./context.js";
 import { inspect } from "./inspect.js";
 import type { WeightState as State } from "./weight-state.js";
+import { TRANSFER_POST, weightTransfer } from "./weight-transfer.js";
 import { errorBody, isObj, sendJson } from "./wire.js";
 
 type Reply = { status: number; body: unknown };
 
 const VLLM_POST = new Set([
+  ...TRANSFER_POST,
   "/v1/load_lora_adapter",
   "/v1/unload_lora_adapter",
   "/pause",
@@ -49,7 +52,7 @@ export function isWeightRoute(s: FakeServer, method: string, path: string): bool
   if (!s.weights) return false;
   if (method === "GET")
     return (
-      (s.kind === "vllm" && path === "/is_paused") ||
+      (s.kind === "vllm" && (path === "/is_paused" || path === "/weight_info")) ||
       (s.kind === "sglang" && (path === "/get_weight_version" || path === "/flush_cache"))
     );
   return (s.kind === "vllm" ? VLLM_POST : s.kind === "sglang" ? SGLANG_POST : new Set()).has(path);
@@ -64,7 +67,8 @@ export async function handleWeights(
 ): Promise<void> {
   const w = s.weights as State;
   const b = isObj(body) ? body : {};
-  const r = s.kind === "vllm" ? await vllm(s, w, path, query, b) : await sglang(s, w, path, b);
+  const r =
+    s.kind === "vllm" ? await vllm(s, w, path, query, b, body) : await sglang(s, w, path, b);
   w.calls.push({
     route: path,
     query: Object.fromEntries(query),
@@ -88,12 +92,15 @@ async function vllm(
   path: string,
   query: URLSearchParams,
   b: Json,
+  body: unknown,
 ): Promise<Reply> {
   const err = (status: number, message: string): Reply => ({
     status,
     body: errorBody(s, status, message, path, null),
   });
   const injected = w.takeFailure(path);
+  const transfer = await weightTransfer(s, w, path, body, err, injected);
+  if (transfer) return transfer;
   switch (path) {
     case "/v1/load_lora_adapter": {
       const name = b.lora_name;

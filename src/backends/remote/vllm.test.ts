@@ -1,0 +1,224 @@
+/**
+ * VllmWeightSync's full-weight pushes against the fake vLLM server (no trainer; the directories
+ * are a tiny model's, checked in transformers by the fake): the weight-transfer API with the disk
+ * backend (init once per server, again after a restart; start → update {path} → finish
+ * {weight_version}; a server without the disk backend named with the knob and the flag), the
+ * reload through /collective_rpc, and the fake's own refusals (bodies, order, paths).
+ * external.test.ts runs the transfer path through the torch backend.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type FakeUpstream, startFakeUpstream } from "../../testing/fake-upstream.js";
+import { post } from "../../testing/harness.js";
+import { writeTinyModels } from "../../testing/tiny-models.js";
+import { VllmWeightSync } from "./vllm.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "rllm-vllm-sync-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+let model = "";
+before(() => {
+  model = writeTinyModels([{ dir: join(tmp, "model"), vocabSize: 64 }])[0]!;
+});
+
+const routes = (f: FakeUpstream) => f.weights!.calls.map((c) => `${c.route} ${c.status}`);
+const o = { retries: 1, timeoutMs: 60_000, retryDelayMs: 10 };
+const TRANSFER = [
+  "/pause 200",
+  "/start_weight_update 200",
+  "/update_weights 200",
+  "/finish_weight_update 200",
+  "/reset_prefix_cache 200",
+  "/resume 200",
+];
+
+describe("transfer (the default)", () => {
+  let f: FakeUpstream;
+  let sync: VllmWeightSync;
+  before(async () => {
+    f = await startFakeUpstream({ kind: "vllm", weightSync: { baseModel: model } });
+    sync = new VllmWeightSync(f.url, o);
+  });
+  after(async () => {
+    await sync.close();
+    await f.close();
+  });
+
+  test("init once, then pause → start → update {path} → finish {version} → reset → resume", async () => {
+    await sync.pushFull(model, 1);
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/init_weight_transfer_engine 200",
+      ...TRANSFER.slice(1),
+    ]);
+    const [pause, init, , update, finish] = f.weights!.calls;
+    assert.equal(pause!.query.mode, "wait");
+    assert.deepEqual(init!.body, { init_info: {} });
+    assert.deepEqual(update!.body, { update_info: { path: model } });
+    assert.deepEqual(finish!.body, { weight_version: "1" });
+    assert.equal(f.weights!.modelPath, model);
+    const info = await (await fetch(`${f.url}/weight_info`)).json();
+    assert.deepEqual(info, { weight_version: "1" });
+    assert.equal(f.weights!.paused, false);
+
+    await sync.pushFull(model, 2); // no second init (the fake logs the GET above too)
+    assert.deepEqual(routes(f).slice(8), TRANSFER);
+    assert.equal(f.config.weightVersion, "2");
+  });
+
+  test("after a server restart (its engine not initialised) the client initialises again", async () => {
+    f.weights!.calls.length = 0;
+    f.weights!.transfer.initialized = false;
+    await sync.pushFull(model, 3);
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/start_weight_update 500", // "not initialized": not retried
+      "/init_weight_transfer_engine 200",
+      ...TRANSFER.slice(1),
+    ]);
+    assert.equal(f.config.weightVersion, "3");
+  });
+
+  test("a failed update is retried, then rejects with the server's message, and resumes", async () => {
+    f.weights!.calls.length = 0;
+    f.weights!.failNext("/update_weights", 2, "CUDA error: out of memory");
+    await assert.rejects(
+      sync.pushFull(model, 4),
+      /POST http:\/\/127\.0\.0\.1:\d+\/update_weights answered 500: CUDA error: out of memory \(2 tries\)/,
+    );
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/start_weight_update 200",
+      "/update_weights 500",
+      "/update_weights 500",
+      "/resume 200",
+    ]);
+    assert.equal(f.weights!.paused, false);
+    assert.equal(f.config.weightVersion, "3");
+    await sync.pushFull(model, 4); // the failed update ended its session: a new one starts
+    assert.equal(f.config.weightVersion, "4");
+  });
+});
+
+test("a server without the disk backend: the error names the knob and the flag, at once", async () => {
+  const f = await startFakeUpstream({
+    kind: "vllm",
+    weightSync: { baseModel: model, weightTransfer: false },
+  });
+  const sync = new VllmWeightSync(f.url, o);
+  try {
+    await assert.rejects(sync.pushFull(model, 1), (e: Error) => {
+      assert.match(
+        e.message,
+        /init_weight_transfer_engine answered 500: Weight transfer not configured/,
+      );
+      assert.match(e.message, /\(1 try\)/);
+      assert.match(
+        e.message,
+        /backend\.sampler\.fullWeights "transfer" needs vLLM started with VLLM_SERVER_DEV_MODE=1 and --weight-transfer-config '\{"backend":"disk"\}'/,
+      );
+      assert.match(e.message, /set backend\.sampler\.fullWeights to "reload"/);
+      return true;
+    });
+    assert.deepEqual(routes(f), ["/pause 200", "/init_weight_transfer_engine 500", "/resume 200"]);
+  } finally {
+    await sync.close();
+    await f.close();
+  }
+});
+
+test("reload: pause → collective_rpc reload_weights → reset → resume; never init", async () => {
+  const f = await startFakeUpstream({
+    kind: "vllm",
+    weightSync: { baseModel: model, weightTransfer: false },
+  });
+  const sync = new VllmWeightSync(f.url, o, "reload");
+  try {
+    await sync.pushFull(model, 1);
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/collective_rpc 200",
+      "/reset_prefix_cache 200",
+      "/resume 200",
+    ]);
+    assert.deepEqual(f.weights!.calls[1]!.body, {
+      method: "reload_weights",
+      kwargs: { weights_path: model, is_checkpoint_format: true },
+    });
+    assert.equal(f.weights!.modelPath, model);
+  } finally {
+    await sync.close();
+    await f.close();
+  }
+});
+
+test("a server without dev mode: 404, and the error says which flags", async () => {
+  const f = await startFakeUpstream({ kind: "vllm" });
+  const sync = new VllmWeightSync(f.url, { ...o, retries: 0 });
+  try {
+    await assert.rejects(
+      sync.pushFull(model, 1),
+      /\/pause answered 404: Not Found — the route is missing: start vLLM with VLLM_SERVER_DEV_MODE=1/,
+    );
+  } finally {
+    await sync.close();
+    await f.close();
+  }
+});
+
+test("the fake refuses what vLLM refuses: bodies, order, paths", async () => {
+  const f = await startFakeUpstream({ kind: "vllm", weightSync: { baseModel: model } });
+  const call = async (route: string, body: unknown): Promise<[number, string]> => {
+    const r = await post(`${f.url}${route}`, body);
+    return [r.status, JSON.stringify(r.body)];
+  };
+  const engine = (m: string) => new RegExp(`"error":\\{"message":"${m}`);
+  try {
+    const [s1, b1] = await call("/init_weight_transfer_engine", {});
+    assert.equal(s1, 400);
+    assert.equal(b1, '{"detail":"Missing \'init_info\' in request body"}');
+    assert.match(
+      (await call("/start_weight_update", {}))[1],
+      engine("Disk weight transfer not initialized"),
+    );
+    assert.deepEqual(await call("/init_weight_transfer_engine", { init_info: {} }), [
+      200,
+      '{"message":"Weight transfer initialized"}',
+    ]);
+    assert.match(
+      (await call("/update_weights", { update_info: { path: model } }))[1],
+      engine("start_weight_update must be called before update_weights"),
+    );
+    assert.match(
+      (await call("/finish_weight_update", {}))[1],
+      engine("start_weight_update must be called before finish_weight_update"),
+    );
+    const [s2, b2] = await call("/update_weights", {});
+    assert.equal(s2, 400);
+    assert.equal(b2, '{"detail":"Missing \'update_info\' in request body"}');
+    const empty = join(tmp, "empty");
+    mkdirSync(empty, { recursive: true });
+    for (const [path, why] of [
+      ["model", "`path` must be an absolute local directory"],
+      [join(tmp, "nowhere"), "Shared-disk checkpoint path must be a local directory"],
+      [empty, "Shared-disk checkpoint directory contains no safetensors files"],
+    ] as const) {
+      assert.equal((await call("/start_weight_update", {}))[0], 200);
+      const [s, b] = await call("/update_weights", { update_info: { path } });
+      assert.equal(s, 500);
+      assert.match(b, engine(why));
+    }
+    assert.equal((await call("/start_weight_update", {}))[0], 200);
+    assert.match(
+      (await call("/start_weight_update", {}))[1],
+      engine("start_weight_update called while a weight update is already active"),
+    );
+    assert.match((await call("/finish_weight_update", {}))[1], engine("No checkpoint was loaded"));
+    assert.equal(f.weights!.transfer.session, null);
+    assert.equal(f.weights!.modelPath, null);
+  } finally {
+    await f.close();
+  }
+});
