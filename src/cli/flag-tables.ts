@@ -643,6 +643,12 @@ export const SAMPLER_LAUNCH_FLAGS = [
   },
   { flag: "--full-weights", help: "a full fine-tune: the server reloads each version's weights" },
   {
+    flag: "--full-weights-mode <mode>",
+    choices: ["transfer", "reload"],
+    default: "transfer",
+    help: "vLLM with --full-weights: how each version loads, as backend.sampler.fullWeights of the run (transfer: the weight-transfer API's disk backend; reload: /collective_rpc reload_weights, for vLLM builds without it)",
+  },
+  {
     flag: "--keep-versions <k>",
     parse: intIn(1, 64),
     default: 2,

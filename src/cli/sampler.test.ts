@@ -27,7 +27,16 @@ test("the server commands carry the flags weight sync needs", () => {
       port: 9000,
       host: "0.0.0.0",
     }),
-    "CUDA_VISIBLE_DEVICES=3 VLLM_SERVER_DEV_MODE=1 vllm serve '/m/my model' --host 0.0.0.0 --port 9000 --tensor-parallel-size 1",
+    `CUDA_VISIBLE_DEVICES=3 VLLM_SERVER_DEV_MODE=1 vllm serve '/m/my model' --host 0.0.0.0 --port 9000 --tensor-parallel-size 1 --weight-transfer-config '{"backend":"disk"}'`,
+  );
+  // the reload mode (backend.sampler.fullWeights "reload") needs no weight-transfer engine
+  assert.equal(
+    line("vllm", { model: "m", gpus: [0], fullWeights: true, fullWeightsMode: "reload" }),
+    "CUDA_VISIBLE_DEVICES=0 VLLM_SERVER_DEV_MODE=1 vllm serve m --host 127.0.0.1 --port 8000 --tensor-parallel-size 1",
+  );
+  assert.equal(
+    line("vllm", { model: "m", gpus: [0], fullWeights: true, fullWeightsMode: "transfer" }),
+    `CUDA_VISIBLE_DEVICES=0 VLLM_SERVER_DEV_MODE=1 vllm serve m --host 127.0.0.1 --port 8000 --tensor-parallel-size 1 --weight-transfer-config '{"backend":"disk"}'`,
   );
   assert.equal(
     line("sglang", { model: "Qwen/Qwen3-0.6B", gpus: [0, 1, 2, 3], loraRank: 16, keepVersions: 3 }),
@@ -50,6 +59,14 @@ test("launch refuses what it cannot start, naming the flag", () => {
   );
   assert.throws(() => line("tgi", { model: "m", gpus: [0], fullWeights: true }), /vllm or sglang/);
   assert.throws(
+    () => line("vllm", { model: "m", gpus: [0], loraRank: 8, fullWeightsMode: "reload" }),
+    /--full-weights-mode is vLLM's, with --full-weights/,
+  );
+  assert.throws(
+    () => line("sglang", { model: "m", gpus: [0], fullWeights: true, fullWeightsMode: "reload" }),
+    /--full-weights-mode is vLLM's.*SGLang loads from disk one way: drop it/,
+  );
+  assert.throws(
     () => line("vllm", { model: "m", gpus: [0], loraRank: 1024 }),
     /--lora-rank 1024: vLLM serves LoRA ranks up to 512/,
   );
@@ -68,6 +85,31 @@ test("rllm sampler launch: --dry-run prints; without it a missing engine is exit
   assert.match(
     dry.stderr,
     /then: rllm train \.\.\. --backend torch --sampler vllm=http:\/\/127\.0\.0\.1:8000/,
+  );
+  const reload = rllm([
+    ...["vllm", "--model", "m", "--gpus", "0", "--full-weights"],
+    ...["--full-weights-mode", "reload", "--dry-run"],
+  ]);
+  assert.equal(reload.status, 0, reload.stderr);
+  assert.doesNotMatch(reload.stdout, /weight-transfer-config/);
+  assert.match(
+    reload.stderr,
+    /--sampler vllm=http:\/\/127\.0\.0\.1:8000 with backend\.sampler\.fullWeights: reload/,
+  );
+  const nccl = rllm([
+    "vllm",
+    "--model",
+    "m",
+    "--gpus",
+    "0",
+    "--full-weights",
+    "--full-weights-mode",
+    "nccl",
+  ]);
+  assert.equal(nccl.status, 1);
+  assert.match(
+    nccl.stderr,
+    /--full-weights-mode <mode>' argument 'nccl' is invalid\. Allowed choices are transfer, reload/,
   );
   const run = rllm(["vllm", "--model", "m", "--gpus", "0", "--lora-rank", "8"]);
   assert.equal(run.status, 1);
@@ -121,6 +163,7 @@ test("rllm train countdown --backend torch --sampler: the recipe's in-process sa
     retries: 2,
     timeoutS: 600,
     keepVersions: 2,
+    fullWeights: "transfer",
   });
   // without --sampler the recipe's batch size applies to the in-process sampler
   const own = loadTrainConfig("countdown", {

@@ -8,8 +8,11 @@
  *                 /v1/unload_lora_adapter), --enable-lora, --max-lora-rank (the smallest of
  *                 vLLM's allowed ranks ≥ R), --max-loras and --max-cpu-loras keep-versions + 1
  *                 (the kept versions and the new one while it loads)
- *   vLLM full     VLLM_SERVER_DEV_MODE=1 (registers /pause, /resume, /collective_rpc,
- *                 /reset_prefix_cache)
+ *   vLLM full     VLLM_SERVER_DEV_MODE=1 (registers /pause, /resume, /reset_prefix_cache, the
+ *                 weight-transfer routes and /collective_rpc), and for --full-weights-mode
+ *                 transfer (the default; backend.sampler.fullWeights) --weight-transfer-config
+ *                 '{"backend":"disk"}' (the engine behind /update_weights {path}); reload needs
+ *                 nothing more
  *   SGLang LoRA   --enable-lora --max-lora-rank R --lora-target-modules all (no adapter is loaded
  *                 at launch, so the rank and modules must be given), --max-loras-per-batch and
  *                 --max-loaded-loras keep-versions + 1
@@ -48,6 +51,10 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
     throw new ConfigError(
       "rllm sampler launch needs one of --lora-rank R (a LoRA run: each version loads as an adapter) or --full-weights (full fine-tuning: each version reloads the weights)",
     );
+  if (f.fullWeightsMode !== undefined && (engine !== "vllm" || f.fullWeights === undefined))
+    throw new ConfigError(
+      `--full-weights-mode is vLLM's, with --full-weights (how each full version loads)${engine === "vllm" ? "" : "; SGLang loads from disk one way: drop it"}`,
+    );
   const gpus = f.gpus!;
   const keep = f.keepVersions ?? Number(rowDefault("--keep-versions"));
   const env: Record<string, string> = { CUDA_VISIBLE_DEVICES: gpus.join(",") };
@@ -65,7 +72,11 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
       env.VLLM_ALLOW_RUNTIME_LORA_UPDATING = "True";
       argv.push("--enable-lora", "--max-lora-rank", String(rank));
       argv.push("--max-loras", String(keep + 1), "--max-cpu-loras", String(keep + 1));
-    } else env.VLLM_SERVER_DEV_MODE = "1";
+    } else {
+      env.VLLM_SERVER_DEV_MODE = "1";
+      if ((f.fullWeightsMode ?? rowDefault("--full-weights-mode")) === "transfer")
+        argv.push("--weight-transfer-config", JSON.stringify({ backend: "disk" }));
+    }
     return { env, argv };
   }
   const argv = ["python3", "-m", "sglang.launch_server", "--model-path", f.model!];
@@ -111,7 +122,9 @@ export function samplerCommand(): Command {
     console.log(shellLine(c));
     const at = (flag: string) => c.argv[c.argv.indexOf(flag) + 1];
     const url = `http://${at("--host") === "0.0.0.0" ? "<this host>" : at("--host")}:${at("--port")}`;
-    console.error(`then: rllm train ... --backend torch --sampler ${engine}=${url}`);
+    const reload =
+      f.fullWeightsMode === "reload" ? " with backend.sampler.fullWeights: reload" : "";
+    console.error(`then: rllm train ... --backend torch --sampler ${engine}=${url}${reload}`);
     if (f.dryRun) return;
     const why = missing(engine as "vllm" | "sglang");
     if (why) throw new Error(why);

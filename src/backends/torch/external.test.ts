@@ -211,7 +211,7 @@ describe("full weights", () => {
     }
   });
 
-  test("vLLM: pause → reload_weights → reset_prefix_cache → resume, resumed even when the reload fails", async () => {
+  test("vLLM: pause → (init) → start → update {path} → finish {version} → reset → resume, resumed when the update fails", async () => {
     const d = await fake("vllm");
     const backend = await TorchBackend.create({
       model: model(),
@@ -223,20 +223,34 @@ describe("full weights", () => {
       assert.deepEqual(await backend.saveForSampler(), { weightVersion: 1 });
       assert.deepEqual(routes(d), [
         "/pause 200",
-        "/collective_rpc 200",
+        "/init_weight_transfer_engine 200",
+        "/start_weight_update 200",
+        "/update_weights 200",
+        "/finish_weight_update 200",
         "/reset_prefix_cache 200",
         "/resume 200",
       ]);
       assert.equal(d.weights!.calls[0]!.query.mode, "wait");
-      const rpc = d.weights!.calls[1]!.body as { method: string; kwargs: { weights_path: string } };
-      assert.equal(rpc.method, "reload_weights");
-      assert.equal(d.weights!.modelPath, rpc.kwargs.weights_path);
+      const update = d.weights!.calls[3]!.body as { update_info: { path: string } };
+      // an absolute, complete model directory (the fake loaded it in transformers)
+      assert.ok(existsSync(join(update.update_info.path, "model.safetensors")));
+      assert.ok(existsSync(join(update.update_info.path, "config.json")));
+      assert.equal(d.weights!.modelPath, update.update_info.path);
+      assert.deepEqual(d.weights!.calls[4]!.body, { weight_version: "1" });
+      assert.equal(d.config.weightVersion, "1");
 
-      d.weights!.failNext("/collective_rpc", 1, "CUDA error: an illegal memory access");
-      await assert.rejects(backend.saveForSampler(), /collective_rpc answered 500: CUDA error/);
-      assert.deepEqual(routes(d).slice(4), ["/pause 200", "/collective_rpc 500", "/resume 200"]);
+      d.weights!.failNext("/update_weights", 1, "CUDA error: an illegal memory access");
+      await assert.rejects(backend.saveForSampler(), /update_weights answered 500: CUDA error/);
+      assert.deepEqual(routes(d).slice(7), [
+        "/pause 200",
+        "/start_weight_update 200",
+        "/update_weights 500",
+        "/resume 200",
+      ]);
       assert.equal(d.weights!.paused, false);
       assert.equal(backend.weightVersion, 1);
+      assert.equal(d.config.weightVersion, "1");
+      assert.ok(existsSync(update.update_info.path)); // the live version's files stay
     } finally {
       await backend.close();
       await d.close();
@@ -257,6 +271,17 @@ test("config: an external engine takes its own knobs only; a section without eng
   });
   const torch = parse({ port: 8001 });
   assert.ok(torch.success && torch.data.sampler.engine === "torch");
+  const vllm = parse({ engine: "vllm", urls: ["http://h:8000"] });
+  assert.ok(vllm.success && vllm.data.sampler.engine === "vllm");
+  assert.equal(vllm.data.sampler.fullWeights, "transfer"); // the weight-transfer API by default
+  const reload = parse({ engine: "vllm", urls: ["http://h:8000"], fullWeights: "reload" });
+  assert.ok(reload.success && reload.data.sampler.engine === "vllm");
+  assert.equal(reload.data.sampler.fullWeights, "reload");
+  assert.ok(!parse({ engine: "vllm", urls: ["http://h:8000"], fullWeights: "nccl" }).success);
+  // vLLM's knob only: SGLang has one way to load full weights
+  const sg = parse({ engine: "sglang", urls: ["http://h:30000"], fullWeights: "reload" });
+  assert.ok(!sg.success);
+  assert.match(JSON.stringify(sg.error.issues), /Unrecognized key: \\"fullWeights\\"/);
   const foreign = parse({ engine: "vllm", urls: ["http://h:8000"], maxBatch: 8 });
   assert.ok(!foreign.success);
   assert.match(JSON.stringify(foreign.error.issues), /Unrecognized key: \\"maxBatch\\"/);
