@@ -94,6 +94,18 @@ test("a failure is retried; the last one is the error, with the server's message
     once.call("POST", "/pause", { hint: "start vLLM with VLLM_SERVER_DEV_MODE=1" }),
     /answered 404: Not Found — the route is missing: start vLLM with VLLM_SERVER_DEV_MODE=1/,
   );
+  // an answer the caller marks final is not retried; others still are
+  answers.push([500, { error: { message: "Weight transfer not configured." } }]);
+  seen.length = 0;
+  const final = (m: string) => /not configured/.test(m);
+  await assert.rejects(
+    c.call("POST", "/start_weight_update", { final }),
+    /answered 500: Weight transfer not configured\. \(1 try\)/,
+  );
+  assert.equal(seen.length, 1);
+  answers.push([500, { error: { message: "busy" } }]);
+  await c.call("POST", "/start_weight_update", { final });
+  assert.equal(seen.length, 3);
   await Promise.all([c.close(), once.close()]);
 });
 
