@@ -16,39 +16,17 @@
  * --enable-lora with --max-lora-rank and --lora-target-modules given at launch (no adapter is
  * loaded then, so nothing else tells the server the rank and modules).
  */
-import { AdminClient, type AdminOptions } from "./admin.js";
-import { adapterName, baseModelOf, type WeightSync } from "./weight-sync.js";
+import type { AdminOptions } from "./admin.js";
+import { AdminWeightSync } from "./weight-sync.js";
 
 const LORA_HINT =
   "start SGLang with --enable-lora --max-lora-rank R --lora-target-modules ... (rllm sampler launch sglang prints the command)";
 
-export class SglangWeightSync implements WeightSync {
+export class SglangWeightSync extends AdminWeightSync {
   readonly engine = "sglang";
-  private readonly admin: AdminClient;
 
-  constructor(
-    readonly url: string,
-    o: AdminOptions,
-  ) {
-    this.admin = new AdminClient(url, o);
-  }
-
-  async servedModel(): Promise<string> {
-    return baseModelOf(this.url, (await this.admin.call("GET", "/v1/models")).body);
-  }
-
-  async pushLora(dir: string, version: number): Promise<void> {
-    await this.admin.call("POST", "/load_lora_adapter", {
-      body: { lora_name: adapterName(version), lora_path: dir },
-      hint: LORA_HINT,
-    });
-  }
-
-  async dropLora(version: number): Promise<void> {
-    await this.admin.call("POST", "/unload_lora_adapter", {
-      body: { lora_name: adapterName(version) },
-      hint: LORA_HINT,
-    });
+  constructor(url: string, o: AdminOptions) {
+    super(url, o, { load: "/load_lora_adapter", unload: "/unload_lora_adapter", hint: LORA_HINT });
   }
 
   async pushFull(dir: string, version: number): Promise<void> {
@@ -62,9 +40,5 @@ export class SglangWeightSync implements WeightSync {
       throw new Error(
         `${this.url} took the weights of ${dir} but reports weight version ${JSON.stringify(got?.weight_version)}, not "${version}"; is the server's SGLang older than 0.5 (no weight_version)?`,
       );
-  }
-
-  close(): Promise<void> {
-    return this.admin.close();
   }
 }

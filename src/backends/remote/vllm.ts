@@ -38,8 +38,8 @@
  *   - the NCCL backend (weight-sync.ts's design note) would drive the same four routes with
  *     other init_info/update_info; `disk` needs no rendezvous, so init_info is `{}`.
  */
-import { AdminCallError, AdminClient, type AdminOptions } from "./admin.js";
-import { adapterName, baseModelOf, type WeightSync } from "./weight-sync.js";
+import { AdminCallError, type AdminOptions } from "./admin.js";
+import { AdminWeightSync } from "./weight-sync.js";
 
 const LORA_HINT =
   "start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and --enable-lora (rllm sampler launch vllm prints the command)";
@@ -55,34 +55,19 @@ const NOT_INITIALISED = /not initiali[sz]ed/i;
 /** How full weights reach the server (backend.sampler.fullWeights). */
 export type VllmFullWeights = "transfer" | "reload";
 
-export class VllmWeightSync implements WeightSync {
+export class VllmWeightSync extends AdminWeightSync {
   readonly engine = "vllm";
-  private readonly admin: AdminClient;
   /** Whether /init_weight_transfer_engine answered since this client began (or last failed). */
   private transferReady = false;
 
   constructor(
-    readonly url: string,
+    url: string,
     o: AdminOptions,
     private readonly fullWeights: VllmFullWeights = "transfer",
   ) {
-    this.admin = new AdminClient(url, o);
-  }
-
-  async servedModel(): Promise<string> {
-    return baseModelOf(this.url, (await this.admin.call("GET", "/v1/models")).body);
-  }
-
-  async pushLora(dir: string, version: number): Promise<void> {
-    await this.admin.call("POST", "/v1/load_lora_adapter", {
-      body: { lora_name: adapterName(version), lora_path: dir },
-      hint: LORA_HINT,
-    });
-  }
-
-  async dropLora(version: number): Promise<void> {
-    await this.admin.call("POST", "/v1/unload_lora_adapter", {
-      body: { lora_name: adapterName(version) },
+    super(url, o, {
+      load: "/v1/load_lora_adapter",
+      unload: "/v1/unload_lora_adapter",
       hint: LORA_HINT,
     });
   }
@@ -158,9 +143,5 @@ export class VllmWeightSync implements WeightSync {
       body: { method: "reload_weights", kwargs: { weights_path: dir, is_checkpoint_format: true } },
       hint: DEV_HINT,
     });
-  }
-
-  close(): Promise<void> {
-    return this.admin.close();
   }
 }

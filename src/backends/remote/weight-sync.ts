@@ -67,7 +67,7 @@
  * weight_version} with the same broadcast. The worker side needs an RPC method that broadcasts the
  * gathered (FSDP) parameters over that group.
  */
-import { AdminCallError, type AdminOptions } from "./admin.js";
+import { AdminCallError, AdminClient, type AdminOptions } from "./admin.js";
 
 export type ExternalEngine = "vllm" | "sglang";
 
@@ -101,6 +101,56 @@ export interface WeightSync {
   /** Replaces the served weights with the Hugging Face directory `dir`, as version `version`. */
   pushFull(dir: string, version: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An engine's adapter routes: where adapters load and unload, and what to start the server with. */
+export interface LoraRoutes {
+  load: string;
+  unload: string;
+  /** How to start the server so that the routes exist (said when a call fails). */
+  hint: string;
+}
+
+/**
+ * What both engines do alike over their admin client: the served model from GET /v1/models, and
+ * adapters loaded and unloaded by name (`{lora_name, lora_path}` / `{lora_name}`) on their own
+ * routes. An engine adds how full weights reach it.
+ */
+export abstract class AdminWeightSync implements WeightSync {
+  abstract readonly engine: ExternalEngine;
+  protected readonly admin: AdminClient;
+
+  constructor(
+    readonly url: string,
+    o: AdminOptions,
+    private readonly lora: LoraRoutes,
+  ) {
+    this.admin = new AdminClient(url, o);
+  }
+
+  async servedModel(): Promise<string> {
+    return baseModelOf(this.url, (await this.admin.call("GET", "/v1/models")).body);
+  }
+
+  async pushLora(dir: string, version: number): Promise<void> {
+    await this.admin.call("POST", this.lora.load, {
+      body: { lora_name: adapterName(version), lora_path: dir },
+      hint: this.lora.hint,
+    });
+  }
+
+  async dropLora(version: number): Promise<void> {
+    await this.admin.call("POST", this.lora.unload, {
+      body: { lora_name: adapterName(version) },
+      hint: this.lora.hint,
+    });
+  }
+
+  abstract pushFull(dir: string, version: number): Promise<void>;
+
+  close(): Promise<void> {
+    return this.admin.close();
+  }
 }
 
 export type WeightSyncFactory = (url: string, o: AdminOptions) => WeightSync;

@@ -19,13 +19,14 @@
  * Six worker launches (~5–10 s each on two cores); about 2 minutes in all.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { LossSpecSchema } from "../../algorithms/loss.js";
 import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "../../cli/train.js";
 import { nodeCommand, startNodeCommand } from "../../cli/worker.js";
+import { allGone } from "../../testing/procs.js";
 import { tinyQwen3, writeTinyModels } from "../../testing/tiny-models.js";
 import type { Datum } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
@@ -77,23 +78,6 @@ function nearRows(actual: number[][], expected: number[][], what: string): void 
   }
 }
 
-/** Whether `pid` runs (a zombie counts as gone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function allGone(pids: number[], ms = 10_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until && pids.some(running)) await new Promise((r) => setTimeout(r, 50));
-  return !pids.some(running);
-}
-
 interface Step {
   loss: number;
   metrics: Record<string, number>;
@@ -143,7 +127,7 @@ describe("the torch trainer on several processes (real torchrun, gloo, fp32)", (
     } finally {
       await b.close();
     }
-    assert.ok(await allGone(pids), "no rank outlives close()");
+    assert.ok(await allGone(pids, 10_000), "no rank outlives close()");
   });
 
   test("nproc 1 on the same batch: the same loss, gradient norm and logprobs; the 2-rank checkpoint loads", async () => {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { allGone } from "../../testing/procs.js";
 import { TorchBackendConfigSchema } from "./config.js";
 import { startWorker } from "./serve.js";
 import {
@@ -24,27 +25,10 @@ import { resolvePython, WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_dist_worker.py");
 
-/** Whether `pid` runs (a zombie counts as gone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 /** The process group of `pid`, from /proc. */
 function pgid(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-}
-
-async function allGone(pids: number[], ms = 5_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until && pids.some(running)) await new Promise((r) => setTimeout(r, 50));
-  return !pids.some(running);
 }
 
 function startFake(mode: string): Promise<WorkerProcess> {
@@ -151,7 +135,7 @@ describe("ranks under real torchrun", () => {
     } finally {
       await w.close();
     }
-    assert.ok(await allGone([w.pid!, ...pids]), "no rank outlives close()");
+    assert.ok(await allGone([w.pid!, ...pids], 5_000), "no rank outlives close()");
   });
 
   test("a call past its timeout kills torchrun and every rank at once", async () => {
@@ -233,7 +217,7 @@ describe("ranks under real torchrun", () => {
     } finally {
       await w.close();
     }
-    assert.ok(await allGone([w.pid!, ...pids]));
+    assert.ok(await allGone([w.pid!, ...pids], 5_000));
   });
 
   test("rank 0 answering with a lost peer's error: the call waits for the group's end and names the rank", async () => {
@@ -248,7 +232,7 @@ describe("ranks under real torchrun", () => {
     } finally {
       await w.close();
     }
-    assert.ok(await allGone([w.pid!, ...pids]));
+    assert.ok(await allGone([w.pid!, ...pids], 5_000));
   });
 
   test("a rank that raises: its traceback leads the error, the rank it took down follows", async () => {
@@ -266,7 +250,7 @@ describe("ranks under real torchrun", () => {
     } finally {
       await w.close();
     }
-    assert.ok(await allGone([w.pid!, ...pids]));
+    assert.ok(await allGone([w.pid!, ...pids], 5_000));
     // torchrun's own summary of this failure, parsed: both ranks, its root cause marked
     const failures = parseFailureSummary(stderr);
     // (rank 0 exits with 1, or torchrun's SIGTERM reaches it first)
