@@ -55,7 +55,9 @@ def _rng_state() -> dict:
 def set_rng_state(rng: dict) -> None:
     torch.set_rng_state(rng["torch"])
     if rng["cuda"] is not None and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(rng["cuda"])
+        # saved on a machine with more (or fewer) GPUs: the devices both have
+        for device, state in enumerate(rng["cuda"][: torch.cuda.device_count()]):
+            torch.cuda.set_rng_state(state, device)
     random.setstate(rng["python"])
     np.random.set_state(rng["numpy"])
 

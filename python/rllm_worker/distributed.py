@@ -157,7 +157,7 @@ def serve(server: Server, world: World) -> None:
     def _init(params, _id):
         check_init(params)
         resolve_dtype(params["dtype"], params["device"])
-        resolve_model_dir(params["model"])
+        check_shardable(resolve_model_dir(params["model"]))
         if params["lora"] is not None:
             lora_config(params["lora"])
         info = run("init", params)

@@ -95,6 +95,21 @@ def shard(model: torch.nn.Module, chunk: int, mp_policy: MixedPrecisionPolicy) -
     return root
 
 
+def check_shardable(source_dir: str) -> None:
+    """Refuses, before any rank loads it, a model `shard` cannot wrap: one transformers does not
+    know as a causal LM, or whose class names no decoder layer (`_no_split_modules`)."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.from_pretrained(source_dir)
+    try:
+        cls = AutoModelForCausalLM._model_mapping[type(config)]
+    except KeyError:
+        raise ValueError(f"{source_dir}: transformers has no causal LM for {type(config).__name__}") from None
+    if not getattr(cls, "_no_split_modules", None):
+        raise ValueError(f"cannot shard {cls.__name__} over ranks: it names no decoder layer class "
+                         f"(_no_split_modules); train it on one process (backend.nproc 1)")
+
+
 class DistributedTrainer(Trainer):
     def __init__(self, params: dict):
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
