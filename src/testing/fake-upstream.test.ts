@@ -934,7 +934,9 @@ describe("faults", () => {
     await assert.rejects(pending);
     h.faults.push({ kind: "hang" });
     const stuck = post(h, "/v1/chat/completions", { messages: [user("x")] }).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 30));
+    // (until it arrives: a loaded machine may take longer than any fixed wait)
+    for (const until = Date.now() + 10_000; h.inFlight === 0 && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal(h.inFlight, 1);
     await h.close();
     assert.ok((await stuck) instanceof Error);
