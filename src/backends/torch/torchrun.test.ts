@@ -2,7 +2,7 @@
  * The trainer under torchrun (torchrun.ts, worker.ts): the launch a config asks for, the exact
  * command lines, and — with real torchrun and fixtures/fake_dist_worker.py (two gloo ranks, no
  * model) — the hello's world, one process group for every rank, and a rank that dies or raises
- * reported by its rank and traceback, never waited on. Six torchrun launches (~3–5 s each).
+ * reported by its rank and traceback, never waited on. Five torchrun launches (~3–5 s each).
  * The interpreter is the backend's (RLLM_PYTHON, else python/.venv): it needs torch.
  */
 import assert from "node:assert/strict";
@@ -214,21 +214,6 @@ describe("ranks under real torchrun", () => {
         /^optim_step: the torch trainer's rank 1 of 2 .* was killed by SIGKILL/,
       );
       await assert.rejects(w.call("x", {}, { timeoutMs: 1_000 }), /rank 1 of 2/);
-    } finally {
-      await w.close();
-    }
-    assert.ok(await allGone([w.pid!, ...pids], 5_000));
-  });
-
-  test("rank 0 answering with a lost peer's error: the call waits for the group's end and names the rank", async () => {
-    const w = await startFake("sigkill-reply");
-    const pids = w.hello!.world!.ranks.map((r) => r.pid);
-    try {
-      await assert.rejects(
-        w.call("forward_backward", {}, { timeoutMs: 60_000 }),
-        /^Error: forward_backward: the torch trainer's rank 1 of 2 \(node 0, local rank 1, .*\) was killed by SIGKILL/,
-      );
-      assert.match(w.stderr, /Connection (closed|reset) by peer/, "rank 0 did lose its peer");
     } finally {
       await w.close();
     }

@@ -26,8 +26,7 @@
  *     (its live children, from /proc, and the node-0 pids of hello's world), so the kills above
  *     reach every rank and what it started; its hello's `world` is checked
  *     against the launch; when the group fails, the error names the rank that failed first, with
- *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit); an
- *     error reply of rank 0 that only says another rank is gone waits for that (bounded).
+ *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -39,7 +38,6 @@ import {
   describeGroupFailure,
   freeLocalEndpoint,
   localRankPids,
-  lostPeer,
   parseWorld,
   torchrunArgs,
   type WorkerWorld,
@@ -480,14 +478,14 @@ export class WorkerProcess {
     if (p.eventError) p.reject(p.eventError);
     else if (m.error && typeof m.error === "object") {
       const e = m.error as { type?: unknown; message?: unknown; traceback?: unknown };
-      const err = new WorkerError(
-        p.method,
-        String(e.type ?? "Error"),
-        String(e.message ?? ""),
-        typeof e.traceback === "string" ? e.traceback : "",
+      p.reject(
+        new WorkerError(
+          p.method,
+          String(e.type ?? "Error"),
+          String(e.message ?? ""),
+          typeof e.traceback === "string" ? e.traceback : "",
+        ),
       );
-      if (this.launch && lostPeer(err.pythonMessage)) this.awaitGroupEnd(m.id as number, p, err);
-      else p.reject(err);
     } else if (m.result && typeof m.result === "object" && !Array.isArray(m.result)) {
       p.resolve(m.result as Record<string, unknown>);
     } else {
@@ -517,24 +515,6 @@ export class WorkerProcess {
       // the caller's bug, not the stream's: the call fails with it when the worker answers
       p.eventError = e instanceof Error ? e : new Error(String(e));
     }
-  }
-
-  /**
-   * Rank 0 answered a call with another rank's loss (a collective's peer is gone): the group is
-   * ending, and its exit names the rank that failed (onExit). The call waits for that, at most
-   * GROUP_END_MS; a group still up then is killed and the call rejects with rank 0's error.
-   */
-  private awaitGroupEnd(id: number, p: Pending, err: WorkerError): void {
-    p.timer = setTimeout(() => {
-      this.fail(
-        new Error(
-          `the torch ${this.role}'s rank 0 lost another rank (${err.type}: ${err.pythonMessage}) and the group did not end within ${GROUP_END_MS / 1000} s; it was killed${this.tailNote()}`,
-        ),
-      );
-      this.killGroup("SIGKILL");
-    }, GROUP_END_MS);
-    this.pending.set(id, p);
-    this.refWhileBusy();
   }
 
   private malformed(what: string): void {
