@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Command } from "commander";
-import { PACKAGE_ROOT } from "../backends/torch/worker.js";
+import { PACKAGE_ROOT } from "../backends/torch/python-env.js";
 import { nodeCommand, startNodeCommand, type WorkerFlags, workerCommand } from "./worker.js";
 
 /** Parses `argv` as `rllm worker`; returns the flags, what it printed, or the error. */

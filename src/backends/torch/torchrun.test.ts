@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { allGone } from "../../testing/procs.js";
 import { TorchBackendConfigSchema } from "./config.js";
+import { resolvePython } from "./python-env.js";
 import { startWorker } from "./serve.js";
 import {
   describeGroupFailure,
@@ -21,7 +22,7 @@ import {
   parseWorld,
   torchrunArgs,
 } from "./torchrun.js";
-import { resolvePython, WorkerProcess } from "./worker.js";
+import { WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_dist_worker.py");
 

@@ -3,7 +3,7 @@
  * command line of every node, the `world` the worker's hello reports, and torchrun's failure
  * summary turned into an error that names the rank that failed.
  *
- *   node 0 (worker.ts):  <python> -m torch.distributed.run --rdzv-backend static
+ *   node 0 (worker.ts, through TorchrunGroup):  <python> -m torch.distributed.run --rdzv-backend static
  *                          --rdzv-endpoint H:P --nnodes M --node-rank 0 --nproc-per-node N
  *                          --max-restarts 0 --monitor-interval 0.5 -m rllm_worker
  *                          --socket X/rpc.sock --exchange X --role trainer --collective-timeout-s T
@@ -171,6 +171,68 @@ function childrenOf(pid: number): number[] {
     }
   }
   return out;
+}
+
+// ── node 0's group, as worker.ts drives it ───────────────────────────────────────────────────────
+
+/** How long a group whose rank 0 closed its connection gets to end (and print its summary). */
+const GROUP_END_MS = 15_000;
+
+/**
+ * Node 0's torchrun, for worker.ts: its command line, the hello it must send, the process groups
+ * that killing it takes, and its exit turned into an error that names the rank that failed.
+ */
+export class TorchrunGroup {
+  /** How long after rank 0's connection closes the group gets to end before it is killed. */
+  readonly endMs = GROUP_END_MS;
+  /** The ranks of the hello (checkHello); undefined before it. */
+  world: WorkerWorld | undefined;
+
+  private constructor(readonly launch: DistributedLaunch & { rdzvEndpoint: string }) {}
+
+  /** The launch with its rendezvous resolved (one node: a free port of 127.0.0.1). */
+  static async create(launch: DistributedLaunch): Promise<TorchrunGroup> {
+    const rdzvEndpoint = launch.rdzvEndpoint ?? (await freeLocalEndpoint());
+    return new TorchrunGroup({ ...launch, rdzvEndpoint });
+  }
+
+  /** The arguments after the interpreter (torchrunArgs of node 0). */
+  args(worker: { socket: string; exchange: string; entry: string[] }): string[] {
+    return torchrunArgs({ ...this.launch, nodeRank: 0 }, worker);
+  }
+
+  /** What a hello that never came may mean besides a slow start-up (the other nodes). */
+  startupHint(): string {
+    const nodes = this.launch.nnodes;
+    return nodes > 1
+      ? `; or nodes 1 to ${nodes - 1} never joined: run the logged \`rllm worker\` line on each`
+      : "";
+  }
+
+  /** The hello's `world`, checked against the launch (parseWorld) and kept. */
+  checkHello(hello: Record<string, unknown>): WorkerWorld {
+    this.world = parseWorld(hello.world, this.launch);
+    return this.world;
+  }
+
+  /** The process groups of this node's ranks (localRankPids), for torchrun's pid `torchrunPid`. */
+  rankGroups(torchrunPid: number): number[] {
+    return localRankPids(torchrunPid, this.world);
+  }
+
+  /**
+   * The failure of a group that ended, from torchrun's summary in `stderr` — the failed rank, its
+   * traceback, then the others — and `how` torchrun itself ended; "" when there is no summary.
+   */
+  exitMessage(stderr: string, how: string): string {
+    const { nproc, nnodes } = this.launch;
+    const failed = describeGroupFailure(stderr, {
+      size: nproc * nnodes,
+      nproc,
+      ...(this.world ? { ranks: this.world.ranks } : {}),
+    });
+    return failed ? `${failed}\ntorchrun ended every rank (it ${how})` : "";
+  }
 }
 
 // ── torchrun's failure summary ───────────────────────────────────────────────────────────────────

@@ -4,13 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import {
-  PACKAGE_ROOT,
-  resolvePython,
-  WorkerError,
-  type WorkerHello,
-  WorkerProcess,
-} from "./worker.js";
+import { PACKAGE_ROOT, resolvePython } from "./python-env.js";
+import { WorkerError, type WorkerHello, WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_worker.py");
 
