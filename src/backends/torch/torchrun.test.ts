@@ -6,6 +6,7 @@
  * The interpreter is the backend's (RLLM_PYTHON, else python/.venv): it needs torch.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -20,6 +21,7 @@ import {
   orderFailures,
   parseFailureSummary,
   parseWorld,
+  TorchrunGroup,
   torchrunArgs,
 } from "./torchrun.js";
 import { WorkerProcess } from "./worker.js";
@@ -92,6 +94,28 @@ describe("the launch", () => {
       () => parseWorld({ size: 2, nodes: 1 }, launch),
       /"world" does not follow python\/PROTOCOL\.md: ranks/,
     );
+  });
+
+  test("a rank of hello's world is signalled only while its pid is still that rank", async () => {
+    const sleeps = [0, 1].map(() => spawn("sleep", ["30"], { stdio: "ignore" }));
+    try {
+      const [a, b] = sleeps.map((c) => c.pid!);
+      const group = await TorchrunGroup.create({
+        nproc: 2,
+        nnodes: 1,
+        rdzvEndpoint: "127.0.0.1:1",
+        collectiveTimeoutS: 1,
+      });
+      const rank = (r: number, pid: number) => ({ rank: r, localRank: r, node: 0, pid, host: "h" });
+      group.checkHello({ world: { size: 2, nodes: 1, ranks: [rank(0, a!), rank(1, b!)] } });
+      // `a` stands for torchrun: it has no children, so the ranks come from the world alone
+      assert.deepEqual(group.rankGroups(a!, false).sort(), [a, b].sort());
+      sleeps[1]!.kill("SIGKILL");
+      await new Promise((done) => sleeps[1]!.once("exit", done)); // reaped: its pid may be reused
+      assert.deepEqual(group.rankGroups(a!, false), [a], "an exited rank's pid is left alone");
+    } finally {
+      for (const c of sleeps) c.kill("SIGKILL");
+    }
   });
 });
 

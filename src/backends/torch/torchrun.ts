@@ -141,16 +141,6 @@ export function parseWorld(world: unknown, launch: DistributedLaunch): WorkerWor
   return w;
 }
 
-/**
- * The pids of this node's ranks, each the leader of its own process group (torchrun starts them
- * with start_new_session): torchrun's live children (Linux's /proc) and the node-0 ranks of
- * hello's world (when torchrun is gone and they are orphans).
- */
-export function localRankPids(torchrunPid: number, world: WorkerWorld | undefined): number[] {
-  const ranks = world?.ranks.filter((r) => r.node === 0).map((r) => r.pid) ?? [];
-  return [...new Set([...childrenOf(torchrunPid), ...ranks])];
-}
-
 /** The live children of `pid` (Linux's /proc; elsewhere none). */
 function childrenOf(pid: number): number[] {
   let entries: string[];
@@ -159,19 +149,26 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
-  const out: number[] = [];
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-      // pid (comm) state ppid …: comm may hold spaces and parentheses
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(e));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+  return entries.filter((e) => /^\d+$/.test(e) && statField(Number(e), 1) === pid).map(Number);
 }
+
+/**
+ * Field `i` after `pid (comm)` of /proc/<pid>/stat (1: the parent's pid, 19: the start time in
+ * clock ticks since boot) as a number; undefined when it cannot be read (gone, or no /proc).
+ */
+function statField(pid: number, i: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // comm may hold spaces and parentheses: the fields start after its last ")"
+    const v = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[i]);
+    return Number.isFinite(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start time's field of /proc/<pid>/stat (statField). */
+const STAT_START = 19;
 
 // ── node 0's group, as worker.ts drives it ───────────────────────────────────────────────────────
 
@@ -187,6 +184,8 @@ export class TorchrunGroup {
   readonly endMs = GROUP_END_MS;
   /** The ranks of the hello (checkHello); undefined before it. */
   world: WorkerWorld | undefined;
+  /** This node's ranks of the hello: pid → its start time then (undefined: no /proc). */
+  private readonly ranks = new Map<number, number | undefined>();
 
   private constructor(readonly launch: DistributedLaunch & { rdzvEndpoint: string }) {}
 
@@ -212,12 +211,22 @@ export class TorchrunGroup {
   /** The hello's `world`, checked against the launch (parseWorld) and kept. */
   checkHello(hello: Record<string, unknown>): WorkerWorld {
     this.world = parseWorld(hello.world, this.launch);
+    for (const r of this.world.ranks)
+      if (r.node === 0) this.ranks.set(r.pid, statField(r.pid, STAT_START));
     return this.world;
   }
 
-  /** The process groups of this node's ranks (localRankPids), for torchrun's pid `torchrunPid`. */
-  rankGroups(torchrunPid: number): number[] {
-    return localRankPids(torchrunPid, this.world);
+  /**
+   * The pids of this node's ranks, each the leader of its own process group (torchrun starts them
+   * with start_new_session): torchrun's live children (Linux's /proc), and the ranks of hello's
+   * world (orphans once torchrun is gone) while each pid is still that rank — the start time it
+   * had at hello; without /proc, while torchrun runs — never a pid reused by another process.
+   */
+  rankGroups(torchrunPid: number, torchrunRunning: boolean): number[] {
+    const ranks = [...this.ranks].filter(([pid, start]) =>
+      start === undefined ? torchrunRunning : statField(pid, STAT_START) === start,
+    );
+    return [...new Set([...childrenOf(torchrunPid), ...ranks.map(([pid]) => pid)])];
   }
 
   /**

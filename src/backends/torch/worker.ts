@@ -313,7 +313,7 @@ export class WorkerProcess {
     const pid = this.child.pid;
     if (pid === undefined) return;
     const groups = [pid];
-    if (this.torchrun) groups.unshift(...this.torchrun.rankGroups(pid));
+    if (this.torchrun) groups.unshift(...this.torchrun.rankGroups(pid, !this.exited));
     for (const g of groups) {
       try {
         process.kill(-g, signal);
