@@ -20,12 +20,15 @@
  *
  * Both: the GPUs as CUDA_VISIBLE_DEVICES and tensor parallelism over all of them. Token ids need
  * no flag: the gateway asks for them per request (vLLM `return_token_ids`, SGLang's /generate).
+ * The server runs in the foreground as `rllm worker`'s torchrun does (shell.ts: signals passed
+ * on, its exit code, 128 + N for a signal's death).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { Command } from "commander";
 import { ConfigError } from "../config/index.js";
 import { SAMPLER_LAUNCH_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagRow, type FlagValues } from "./flags.js";
+import { runForeground, shellQuote } from "./shell.js";
 
 export type LaunchFlags = FlagValues<typeof SAMPLER_LAUNCH_FLAGS>;
 
@@ -91,8 +94,8 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
 
 /** One shell line: the environment, then the words, quoted where the shell needs it. */
 export function shellLine(c: LaunchCommand): string {
-  const q = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
-  return [...Object.entries(c.env).map(([k, v]) => `${k}=${q(v)}`), ...c.argv.map(q)].join(" ");
+  const env = Object.entries(c.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return [...env, ...c.argv.map(shellQuote)].join(" ");
 }
 
 /** What to install when `engine` is missing, or undefined when it is there. */
@@ -128,15 +131,8 @@ export function samplerCommand(): Command {
     if (f.dryRun) return;
     const why = missing(engine as "vllm" | "sglang");
     if (why) throw new Error(why);
-    const child = spawn(c.argv[0]!, c.argv.slice(1), {
-      env: { ...process.env, ...c.env },
-      stdio: "inherit",
-    });
-    for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
-    const code = await new Promise<number>((resolve) =>
-      child.on("exit", (c, s) => resolve(c ?? (s ? 128 : 1))),
-    );
-    process.exitCode = code;
+    process.exitCode = await runForeground({ argv: c.argv, env: { ...process.env, ...c.env } })
+      .exited;
   });
   return sampler;
 }
