@@ -26,8 +26,8 @@
 import { spawnSync } from "node:child_process";
 import { Command } from "commander";
 import { ConfigError } from "../config/index.js";
-import { SAMPLER_LAUNCH_FLAGS } from "./flag-tables.js";
-import { addFlags, type FlagRow, type FlagValues } from "./flags.js";
+import { rowDefault, SAMPLER_LAUNCH_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues } from "./flags.js";
 import { runForeground, shellQuote } from "./shell.js";
 
 export type LaunchFlags = FlagValues<typeof SAMPLER_LAUNCH_FLAGS>;
@@ -38,10 +38,7 @@ export interface LaunchCommand {
 }
 
 /** A flag's default as its row states it (what --help shows). */
-function rowDefault(flag: string): string | number {
-  const rows: readonly FlagRow[] = SAMPLER_LAUNCH_FLAGS;
-  return rows.find((r) => r.flag.startsWith(`${flag} `))!.default!;
-}
+const launchDefault = (flag: string) => rowDefault(SAMPLER_LAUNCH_FLAGS, flag);
 
 /** vLLM's --max-lora-rank accepts these values only. */
 const VLLM_LORA_RANKS = [8, 16, 32, 64, 128, 256, 320, 512];
@@ -59,9 +56,9 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
       `--full-weights-mode is vLLM's, with --full-weights (how each full version loads)${engine === "vllm" ? "" : "; SGLang loads from disk one way: drop it"}`,
     );
   const gpus = f.gpus!;
-  const keep = f.keepVersions ?? Number(rowDefault("--keep-versions"));
+  const keep = f.keepVersions ?? Number(launchDefault("--keep-versions"));
   const env: Record<string, string> = { CUDA_VISIBLE_DEVICES: gpus.join(",") };
-  const host = f.host ?? String(rowDefault("--host"));
+  const host = f.host ?? String(launchDefault("--host"));
   const port = String(f.port ?? (engine === "vllm" ? 8000 : 30000));
   if (engine === "vllm") {
     const argv = ["vllm", "serve", f.model!, "--host", host, "--port", port];
@@ -77,7 +74,7 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
       argv.push("--max-loras", String(keep + 1), "--max-cpu-loras", String(keep + 1));
     } else {
       env.VLLM_SERVER_DEV_MODE = "1";
-      if ((f.fullWeightsMode ?? rowDefault("--full-weights-mode")) === "transfer")
+      if ((f.fullWeightsMode ?? launchDefault("--full-weights-mode")) === "transfer")
         argv.push("--weight-transfer-config", JSON.stringify({ backend: "disk" }));
     }
     return { env, argv };

@@ -9,11 +9,10 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { Command } from "commander";
-import { TorchBackendConfigSchema } from "../backends/torch/config.js";
 import { resolvePython, workerEnv } from "../backends/torch/python-env.js";
 import { torchrunArgs } from "../backends/torch/torchrun.js";
 import { ConfigError } from "../config/index.js";
-import { WORKER_FLAGS } from "./flag-tables.js";
+import { rowDefault, WORKER_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues } from "./flags.js";
 import { runForeground, shellQuote } from "./shell.js";
 
@@ -40,7 +39,7 @@ export function nodeCommand(f: WorkerFlags, env: NodeJS.ProcessEnv = process.env
       `--node-rank ${nodeRank} is not a node of --nnodes ${nnodes}: the other nodes are 1 to ${nnodes - 1} (node 0 runs rllm train)`,
     );
   const collectiveTimeoutS =
-    f.collectiveTimeoutS ?? TorchBackendConfigSchema.shape.timeouts.parse(undefined).collectiveS;
+    f.collectiveTimeoutS ?? Number(rowDefault(WORKER_FLAGS, "--collective-timeout-s"));
   const python = resolvePython(f.python, env);
   const args = torchrunArgs({ nproc, nnodes, nodeRank, rdzvEndpoint, collectiveTimeoutS }, {});
   const runEnv = workerEnv({ ...env, PYTHONPATH: env.PYTHONPATH });
