@@ -44,7 +44,7 @@ import { renderChat } from "../src/backends/local/chat-format.js";
 import { exportLocalAsHf } from "../src/backends/local/export-hf.js";
 import type { TrainingBackend } from "../src/backends/spi.js";
 import { TorchBackend } from "../src/backends/torch/backend.js";
-import { resolvePython } from "../src/backends/torch/worker.js";
+import { resolvePython } from "../src/backends/torch/python-env.js";
 import { mulberry32 } from "../src/random.js";
 import { countdownPrompt, countdownRecipeTasks } from "../src/recipes/countdown.js";
 import type { Datum } from "../src/types/index.js";

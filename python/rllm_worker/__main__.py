@@ -41,9 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                                          "torchrun rank other than 0 needs it)")
     parser.add_argument("--exchange", help="the directory tensor files are exchanged through (with --socket)")
     parser.add_argument("--role", required=True, choices=["trainer", "sampler"])
-    parser.add_argument("--collective-timeout-s", type=float, default=1800.0,
+    parser.add_argument("--collective-timeout-s", type=float, default=600.0,
                         help="under torchrun: how long a collective of a call may wait for the other ranks "
-                             "before the group fails (default 1800)")
+                             "before the group fails (default 600, backend.timeouts.collectiveS)")
     return parser
 
 

@@ -79,7 +79,6 @@ test("the torch section parses with its defaults; each backend refuses the other
     seed: 0,
     nproc: 1,
     nnodes: 1,
-    nodeRank: 0,
     timeouts: { startupS: 600, callS: 1800, collectiveS: 600 },
     sampler: {
       engine: "torch",

@@ -6,7 +6,11 @@
  *
  * README.md lists each command's flags; flags.test.ts fails when a list and its table disagree.
  */
-import { RdzvEndpointSchema, TorchBackendConfigSchema } from "../backends/torch/config.js";
+import {
+  RdzvEndpointSchema,
+  TorchBackendConfigSchema,
+  VllmSamplerConfigSchema,
+} from "../backends/torch/config.js";
 import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
@@ -644,14 +648,14 @@ export const SAMPLER_LAUNCH_FLAGS = [
   { flag: "--full-weights", help: "a full fine-tune: the server reloads each version's weights" },
   {
     flag: "--full-weights-mode <mode>",
-    choices: ["transfer", "reload"],
-    default: "transfer",
+    choices: VllmSamplerConfigSchema.shape.fullWeights.unwrap().options,
+    default: VllmSamplerConfigSchema.shape.fullWeights.parse(undefined),
     help: "vLLM with --full-weights: how each version loads, as backend.sampler.fullWeights of the run (transfer: the weight-transfer API's disk backend; reload: /collective_rpc reload_weights, for vLLM builds without it)",
   },
   {
     flag: "--keep-versions <k>",
     parse: intIn(1, 64),
-    default: 2,
+    default: VllmSamplerConfigSchema.shape.keepVersions.parse(undefined),
     help: "LoRA versions kept loaded (backend.sampler.keepVersions of the run)",
   },
   {
@@ -662,6 +666,13 @@ export const SAMPLER_LAUNCH_FLAGS = [
   { flag: "--port <port>", parse: port, help: "port (default: vllm 8000, sglang 30000)" },
   { flag: "--dry-run", help: "print the command only" },
 ] as const satisfies readonly FlagRow[];
+
+/** The default a row of `rows` states for `flag` (a command's own, where no config key has it). */
+export function rowDefault(rows: readonly FlagRow[], flag: string): string | number {
+  const d = rows.find((r) => r.flag === flag || r.flag.startsWith(`${flag} `))?.default;
+  if (d === undefined) throw new Error(`flag table: ${flag} states no default`);
+  return d;
+}
 
 /** Every command's table, by the words that run it. */
 export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {

@@ -20,12 +20,15 @@
  *
  * Both: the GPUs as CUDA_VISIBLE_DEVICES and tensor parallelism over all of them. Token ids need
  * no flag: the gateway asks for them per request (vLLM `return_token_ids`, SGLang's /generate).
+ * The server runs in the foreground as `rllm worker`'s torchrun does (shell.ts: signals passed
+ * on, its exit code, 128 + N for a signal's death).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { Command } from "commander";
 import { ConfigError } from "../config/index.js";
-import { SAMPLER_LAUNCH_FLAGS } from "./flag-tables.js";
-import { addFlags, type FlagRow, type FlagValues } from "./flags.js";
+import { rowDefault, SAMPLER_LAUNCH_FLAGS } from "./flag-tables.js";
+import { addFlags, type FlagValues } from "./flags.js";
+import { runForeground, shellQuote } from "./shell.js";
 
 export type LaunchFlags = FlagValues<typeof SAMPLER_LAUNCH_FLAGS>;
 
@@ -35,10 +38,7 @@ export interface LaunchCommand {
 }
 
 /** A flag's default as its row states it (what --help shows). */
-function rowDefault(flag: string): string | number {
-  const rows: readonly FlagRow[] = SAMPLER_LAUNCH_FLAGS;
-  return rows.find((r) => r.flag.startsWith(`${flag} `))!.default!;
-}
+const launchDefault = (flag: string) => rowDefault(SAMPLER_LAUNCH_FLAGS, flag);
 
 /** vLLM's --max-lora-rank accepts these values only. */
 const VLLM_LORA_RANKS = [8, 16, 32, 64, 128, 256, 320, 512];
@@ -56,9 +56,9 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
       `--full-weights-mode is vLLM's, with --full-weights (how each full version loads)${engine === "vllm" ? "" : "; SGLang loads from disk one way: drop it"}`,
     );
   const gpus = f.gpus!;
-  const keep = f.keepVersions ?? Number(rowDefault("--keep-versions"));
+  const keep = f.keepVersions ?? Number(launchDefault("--keep-versions"));
   const env: Record<string, string> = { CUDA_VISIBLE_DEVICES: gpus.join(",") };
-  const host = f.host ?? String(rowDefault("--host"));
+  const host = f.host ?? String(launchDefault("--host"));
   const port = String(f.port ?? (engine === "vllm" ? 8000 : 30000));
   if (engine === "vllm") {
     const argv = ["vllm", "serve", f.model!, "--host", host, "--port", port];
@@ -74,7 +74,7 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
       argv.push("--max-loras", String(keep + 1), "--max-cpu-loras", String(keep + 1));
     } else {
       env.VLLM_SERVER_DEV_MODE = "1";
-      if ((f.fullWeightsMode ?? rowDefault("--full-weights-mode")) === "transfer")
+      if ((f.fullWeightsMode ?? launchDefault("--full-weights-mode")) === "transfer")
         argv.push("--weight-transfer-config", JSON.stringify({ backend: "disk" }));
     }
     return { env, argv };
@@ -91,8 +91,8 @@ export function launchCommand(engine: string, f: LaunchFlags): LaunchCommand {
 
 /** One shell line: the environment, then the words, quoted where the shell needs it. */
 export function shellLine(c: LaunchCommand): string {
-  const q = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
-  return [...Object.entries(c.env).map(([k, v]) => `${k}=${q(v)}`), ...c.argv.map(q)].join(" ");
+  const env = Object.entries(c.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return [...env, ...c.argv.map(shellQuote)].join(" ");
 }
 
 /** What to install when `engine` is missing, or undefined when it is there. */
@@ -128,15 +128,8 @@ export function samplerCommand(): Command {
     if (f.dryRun) return;
     const why = missing(engine as "vllm" | "sglang");
     if (why) throw new Error(why);
-    const child = spawn(c.argv[0]!, c.argv.slice(1), {
-      env: { ...process.env, ...c.env },
-      stdio: "inherit",
-    });
-    for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
-    const code = await new Promise<number>((resolve) =>
-      child.on("exit", (c, s) => resolve(c ?? (s ? 128 : 1))),
-    );
-    process.exitCode = code;
+    process.exitCode = await runForeground({ argv: c.argv, env: { ...process.env, ...c.env } })
+      .exited;
   });
   return sampler;
 }

@@ -7,15 +7,14 @@
  *
  *   rllm worker --nproc 8 --nnodes 2 --node-rank 1 --rdzv-endpoint 10.0.0.1:29500
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { constants } from "node:os";
+import type { ChildProcess } from "node:child_process";
 import { Command } from "commander";
-import { TorchBackendConfigSchema } from "../backends/torch/config.js";
+import { resolvePython, workerEnv } from "../backends/torch/python-env.js";
 import { torchrunArgs } from "../backends/torch/torchrun.js";
-import { resolvePython, workerEnv } from "../backends/torch/worker.js";
 import { ConfigError } from "../config/index.js";
-import { WORKER_FLAGS } from "./flag-tables.js";
+import { rowDefault, WORKER_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues } from "./flags.js";
+import { runForeground, shellQuote } from "./shell.js";
 
 export type WorkerFlags = FlagValues<typeof WORKER_FLAGS>;
 
@@ -40,7 +39,7 @@ export function nodeCommand(f: WorkerFlags, env: NodeJS.ProcessEnv = process.env
       `--node-rank ${nodeRank} is not a node of --nnodes ${nnodes}: the other nodes are 1 to ${nnodes - 1} (node 0 runs rllm train)`,
     );
   const collectiveTimeoutS =
-    f.collectiveTimeoutS ?? TorchBackendConfigSchema.shape.timeouts.parse(undefined).collectiveS;
+    f.collectiveTimeoutS ?? Number(rowDefault(WORKER_FLAGS, "--collective-timeout-s"));
   const python = resolvePython(f.python, env);
   const args = torchrunArgs({ nproc, nnodes, nodeRank, rdzvEndpoint, collectiveTimeoutS }, {});
   const runEnv = workerEnv({ ...env, PYTHONPATH: env.PYTHONPATH });
@@ -50,52 +49,18 @@ export function nodeCommand(f: WorkerFlags, env: NodeJS.ProcessEnv = process.env
   return { python, args, env: runEnv, line };
 }
 
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * Starts `cmd` (torchrun: it stops its ranks on SIGTERM); `exited` is its exit code (a signal's
- * death: 128 + its number, as a shell reports it). SIGINT, SIGTERM and SIGHUP that reach this
- * process meanwhile are passed on to it, and Node exiting sends it SIGTERM.
- */
+/** Starts node `cmd` in the foreground (shell.ts's runForeground: signals, exit code). */
 export function startNodeCommand(
   cmd: NodeCommand,
   stdio: "inherit" | "ignore" = "inherit",
 ): { child: ChildProcess; exited: Promise<number> } {
-  // a group of its own: a terminal's Ctrl-C reaches rllm alone, which passes it on once (torchrun
-  // stopping its ranks twice could cut its own cleanup short)
-  const child = spawn(cmd.python, cmd.args, {
-    stdio: ["ignore", stdio, stdio],
-    env: cmd.env,
-    detached: true,
-  });
-  const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  const forward = (sig: NodeJS.Signals) => child.kill(sig);
-  const onExit = () => child.kill("SIGTERM"); // rllm going away stops it too
-  for (const sig of forwarded) process.on(sig, forward);
-  process.on("exit", onExit);
-  const exited = new Promise<number>((ok, err) => {
-    const done = () => {
-      for (const sig of forwarded) process.off(sig, forward);
-      process.off("exit", onExit);
-    };
-    child.once("error", (e: NodeJS.ErrnoException) => {
-      done();
-      err(
-        e.code === "ENOENT"
-          ? new Error(
-              `the Python interpreter ${cmd.python} was not found; pass --python or set RLLM_PYTHON to one with torch, transformers and peft`,
-            )
-          : e,
-      );
-    });
-    child.once("exit", (code, signal) => {
-      done();
-      ok(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
-    });
-  });
-  return { child, exited };
+  return runForeground(
+    { argv: [cmd.python, ...cmd.args], env: cmd.env },
+    {
+      stdio,
+      notFound: `the Python interpreter ${cmd.python} was not found; pass --python or set RLLM_PYTHON to one with torch, transformers and peft`,
+    },
+  );
 }
 
 export function workerCommand(): Command {

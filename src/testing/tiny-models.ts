@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { PACKAGE_ROOT, resolvePython } from "../backends/torch/worker.js";
+import { PACKAGE_ROOT, resolvePython } from "../backends/torch/python-env.js";
 
 export interface TinyModelSpec {
   dir: string;

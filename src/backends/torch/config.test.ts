@@ -1,5 +1,5 @@
 /**
- * The torch section's distributed keys (nproc, nnodes, nodeRank, rdzvEndpoint,
+ * The torch section's distributed keys (nproc, nnodes, rdzvEndpoint,
  * timeouts.collectiveS): defaults, each bad value's error naming its key, and `rllm train`'s flags
  * reaching them.
  */
@@ -18,7 +18,7 @@ describe("the torch backend's distributed keys", () => {
     const c = TorchBackendConfigSchema.parse({ model: "m" });
     assert.equal(c.nproc, 1);
     assert.equal(c.nnodes, 1);
-    assert.equal(c.nodeRank, 0);
+    assert.equal("nodeRank" in c, false, "the node that runs rllm is node 0: no key says so");
     assert.equal(c.rdzvEndpoint, undefined);
     assert.equal(c.timeouts.collectiveS, 600);
   });
@@ -35,10 +35,7 @@ describe("the torch backend's distributed keys", () => {
     [{ nproc: 0 }, /backend\.nproc: Too small: expected number to be >=1/],
     [{ nproc: 1.5 }, /backend\.nproc: .*expected int/],
     [{ nnodes: 0 }, /backend\.nnodes: Too small/],
-    [
-      { nodeRank: 1 },
-      /backend\.nodeRank: 1: the node that runs rllm is node 0 .*start node R ≥ 1 with `rllm worker --node-rank R` instead/,
-    ],
+    [{ nodeRank: 0 }, /unknown config key "backend\.nodeRank"/],
     [
       { nnodes: 2 },
       /backend\.rdzvEndpoint: required with backend\.nnodes 2: node 0's "host:port" that every node reaches/,

@@ -16,8 +16,8 @@
  *   - `nproc` 1 and `nnodes` 1 is the plain launch (`python -m rllm_worker`, one process); anything
  *     more runs the trainer under torchrun (torchrun.ts), nproc processes on each of nnodes nodes;
  *     the sampler is always one plain process;
- *   - the node that runs rllm (and the trainer's rank 0, which speaks the RPC) is node 0:
- *     `nodeRank` is 0 or absent, and the other nodes are started with `rllm worker --node-rank R`;
+ *   - the node that runs rllm (and the trainer's rank 0, which speaks the RPC) is node 0, so there
+ *     is no `nodeRank` key: the other nodes run `rllm worker --node-rank R`;
  *   - `rdzvEndpoint` (node 0's "host:port", reachable from every node) is required with nnodes > 1
  *     and refused with nnodes 1, where rllm picks a free port of 127.0.0.1.
  *   - `sampler` is a union on `engine`: "torch" (the default, so a section without `engine` is
@@ -130,7 +130,7 @@ function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
     modelName: z.string().min(1).optional(),
   });
 }
-const VllmSamplerConfigSchema = externalSamplerSchema("vllm").extend({
+export const VllmSamplerConfigSchema = externalSamplerSchema("vllm").extend({
   /**
    * How a full-weight version gets into the servers (remote/vllm.ts): "transfer", vLLM's
    * weight-transfer API with its disk backend (/init_weight_transfer_engine once, then
@@ -196,13 +196,6 @@ export const TorchBackendConfigSchema = z
     nproc: z.number().int().min(1).max(1024).default(1),
     /** Nodes (machines) the trainer spans; the others run `rllm worker` (each with nproc ranks). */
     nnodes: z.number().int().min(1).max(1024).default(1),
-    /** This node's rank: always 0 — the node that runs rllm is node 0. */
-    nodeRank: z
-      .literal(0, {
-        error: (i) =>
-          `${JSON.stringify(i.input)}: the node that runs rllm is node 0 (its trainer's rank 0 speaks to rllm); start node R ≥ 1 with \`rllm worker --node-rank R\` instead`,
-      })
-      .default(0),
     /** Node 0's "host:port" for the ranks' rendezvous (nnodes > 1). */
     rdzvEndpoint: RdzvEndpointSchema.optional(),
     timeouts: TimeoutsSchema.default(TimeoutsSchema.parse({})),

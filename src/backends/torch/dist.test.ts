@@ -30,8 +30,8 @@ import { allGone } from "../../testing/procs.js";
 import { tinyQwen3, writeTinyModels } from "../../testing/tiny-models.js";
 import type { Datum } from "../../types/index.js";
 import { TorchBackend } from "./backend.js";
+import { resolvePython } from "./python-env.js";
 import { freeLocalEndpoint } from "./torchrun.js";
-import { resolvePython } from "./worker.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "rllm-torch-dist-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));

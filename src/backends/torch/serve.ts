@@ -19,8 +19,9 @@ import type { BackendContext, ServedCheckpoint } from "../spi.js";
 import { readTorchManifest } from "./checkpoint.js";
 import { inProcessSampler, type TorchBackendConfig } from "./config.js";
 import { TorchSampler } from "./generator.js";
+import { resolvePython } from "./python-env.js";
 import { distributedLaunch, otherNodeCommand } from "./torchrun.js";
-import { resolvePython, type WorkerHello, WorkerProcess, type WorkerRole } from "./worker.js";
+import { type WorkerHello, WorkerProcess, type WorkerRole } from "./worker.js";
 
 /** What `init` answers (trainer and sampler alike). */
 export const InitResultSchema = z.object({

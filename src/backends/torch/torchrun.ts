@@ -3,7 +3,7 @@
  * command line of every node, the `world` the worker's hello reports, and torchrun's failure
  * summary turned into an error that names the rank that failed.
  *
- *   node 0 (worker.ts):  <python> -m torch.distributed.run --rdzv-backend static
+ *   node 0 (worker.ts, through TorchrunGroup):  <python> -m torch.distributed.run --rdzv-backend static
  *                          --rdzv-endpoint H:P --nnodes M --node-rank 0 --nproc-per-node N
  *                          --max-restarts 0 --monitor-interval 0.5 -m rllm_worker
  *                          --socket X/rpc.sock --exchange X --role trainer --collective-timeout-s T
@@ -141,16 +141,6 @@ export function parseWorld(world: unknown, launch: DistributedLaunch): WorkerWor
   return w;
 }
 
-/**
- * The pids of this node's ranks, each the leader of its own process group (torchrun starts them
- * with start_new_session): torchrun's live children (Linux's /proc) and the node-0 ranks of
- * hello's world (when torchrun is gone and they are orphans).
- */
-export function localRankPids(torchrunPid: number, world: WorkerWorld | undefined): number[] {
-  const ranks = world?.ranks.filter((r) => r.node === 0).map((r) => r.pid) ?? [];
-  return [...new Set([...childrenOf(torchrunPid), ...ranks])];
-}
-
 /** The live children of `pid` (Linux's /proc; elsewhere none). */
 function childrenOf(pid: number): number[] {
   let entries: string[];
@@ -159,18 +149,99 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
-  const out: number[] = [];
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-      // pid (comm) state ppid …: comm may hold spaces and parentheses
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(e));
-    } catch {
-      // gone meanwhile
-    }
+  return entries.filter((e) => /^\d+$/.test(e) && statField(Number(e), 1) === pid).map(Number);
+}
+
+/**
+ * Field `i` after `pid (comm)` of /proc/<pid>/stat (1: the parent's pid, 19: the start time in
+ * clock ticks since boot) as a number; undefined when it cannot be read (gone, or no /proc).
+ */
+function statField(pid: number, i: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // comm may hold spaces and parentheses: the fields start after its last ")"
+    const v = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[i]);
+    return Number.isFinite(v) ? v : undefined;
+  } catch {
+    return undefined;
   }
-  return out;
+}
+
+/** The start time's field of /proc/<pid>/stat (statField). */
+const STAT_START = 19;
+
+// ── node 0's group, as worker.ts drives it ───────────────────────────────────────────────────────
+
+/** How long a group whose rank 0 closed its connection gets to end (and print its summary). */
+const GROUP_END_MS = 15_000;
+
+/**
+ * Node 0's torchrun, for worker.ts: its command line, the hello it must send, the process groups
+ * that killing it takes, and its exit turned into an error that names the rank that failed.
+ */
+export class TorchrunGroup {
+  /** How long after rank 0's connection closes the group gets to end before it is killed. */
+  readonly endMs = GROUP_END_MS;
+  /** The ranks of the hello (checkHello); undefined before it. */
+  world: WorkerWorld | undefined;
+  /** This node's ranks of the hello: pid → its start time then (undefined: no /proc). */
+  private readonly ranks = new Map<number, number | undefined>();
+
+  private constructor(readonly launch: DistributedLaunch & { rdzvEndpoint: string }) {}
+
+  /** The launch with its rendezvous resolved (one node: a free port of 127.0.0.1). */
+  static async create(launch: DistributedLaunch): Promise<TorchrunGroup> {
+    const rdzvEndpoint = launch.rdzvEndpoint ?? (await freeLocalEndpoint());
+    return new TorchrunGroup({ ...launch, rdzvEndpoint });
+  }
+
+  /** The arguments after the interpreter (torchrunArgs of node 0). */
+  args(worker: { socket: string; exchange: string; entry: string[] }): string[] {
+    return torchrunArgs({ ...this.launch, nodeRank: 0 }, worker);
+  }
+
+  /** What a hello that never came may mean besides a slow start-up (the other nodes). */
+  startupHint(): string {
+    const nodes = this.launch.nnodes;
+    return nodes > 1
+      ? `; or nodes 1 to ${nodes - 1} never joined: run the logged \`rllm worker\` line on each`
+      : "";
+  }
+
+  /** The hello's `world`, checked against the launch (parseWorld) and kept. */
+  checkHello(hello: Record<string, unknown>): WorkerWorld {
+    this.world = parseWorld(hello.world, this.launch);
+    for (const r of this.world.ranks)
+      if (r.node === 0) this.ranks.set(r.pid, statField(r.pid, STAT_START));
+    return this.world;
+  }
+
+  /**
+   * The pids of this node's ranks, each the leader of its own process group (torchrun starts them
+   * with start_new_session): torchrun's live children (Linux's /proc), and the ranks of hello's
+   * world (orphans once torchrun is gone) while each pid is still that rank — the start time it
+   * had at hello; without /proc, while torchrun runs — never a pid reused by another process.
+   */
+  rankGroups(torchrunPid: number, torchrunRunning: boolean): number[] {
+    const ranks = [...this.ranks].filter(([pid, start]) =>
+      start === undefined ? torchrunRunning : statField(pid, STAT_START) === start,
+    );
+    return [...new Set([...childrenOf(torchrunPid), ...ranks.map(([pid]) => pid)])];
+  }
+
+  /**
+   * The failure of a group that ended, from torchrun's summary in `stderr` — the failed rank, its
+   * traceback, then the others — and `how` torchrun itself ended; "" when there is no summary.
+   */
+  exitMessage(stderr: string, how: string): string {
+    const { nproc, nnodes } = this.launch;
+    const failed = describeGroupFailure(stderr, {
+      size: nproc * nnodes,
+      nproc,
+      ...(this.world ? { ranks: this.world.ranks } : {}),
+    });
+    return failed ? `${failed}\ntorchrun ended every rank (it ${how})` : "";
+  }
 }
 
 // ── torchrun's failure summary ───────────────────────────────────────────────────────────────────

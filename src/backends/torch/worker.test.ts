@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import {
-  PACKAGE_ROOT,
-  resolvePython,
-  WorkerError,
-  type WorkerHello,
-  WorkerProcess,
-} from "./worker.js";
+import { allGone, running } from "../../testing/procs.js";
+import { PACKAGE_ROOT, resolvePython } from "./python-env.js";
+import { WorkerError, type WorkerHello, WorkerProcess } from "./worker.js";
 
 const FAKE = join(import.meta.dirname, "fixtures", "fake_worker.py");
 
@@ -28,29 +24,7 @@ function startFake(
   });
 }
 
-/** Whether `pid` runs (a zombie nobody reaped counts as gone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return true; // no /proc: kill(0) is all we know
-  }
-}
-
-async function gone(pid: number, ms = 3_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!running(pid)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return !running(pid);
-}
+const gone = (pid: number, ms = 3_000) => allGone([pid], ms);
 
 test("a call's result, an error reply with its traceback, events and log lines; close ends it", async () => {
   const logs: string[] = [];

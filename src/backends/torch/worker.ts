@@ -21,46 +21,17 @@
  *   - on Node's `exit` every live worker group is killed; on SIGINT too when nothing else listens
  *     for SIGINT (then Node would have exited; with a listener, such as `rllm train`'s graceful
  *     stop, the listener decides and `exit` still cleans up);
- *   - a trainer with `distributed` runs under torchrun (torchrun.ts), which starts each rank in a
- *     session (and group) of its own: "the group" is then torchrun's group and every local rank's
- *     (its live children, from /proc, and the node-0 pids of hello's world), so the kills above
- *     reach every rank and what it started; its hello's `world` is checked
- *     against the launch; when the group fails, the error names the rank that failed first, with
- *     its traceback, from torchrun's failure summary (then the stderr tail, as for any exit); an
- *     error reply of rank 0 that only says another rank is gone waits for that (bounded).
+ *   - a trainer with `distributed` runs under torchrun (torchrun.ts's TorchrunGroup): "the group"
+ *     is then torchrun's and every local rank's (each rank leads a session of its own), so the
+ *     kills above reach every rank and what it started; hello's `world` is checked against the
+ *     launch, and a group's exit names the rank that failed first, with its traceback.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import {
-  type DistributedLaunch,
-  describeGroupFailure,
-  freeLocalEndpoint,
-  localRankPids,
-  lostPeer,
-  parseWorld,
-  torchrunArgs,
-  type WorkerWorld,
-} from "./torchrun.js";
-
-/** Where the package lives (src/backends/torch → the root; dist/backends/torch likewise). */
-export const PACKAGE_ROOT = resolve(import.meta.dirname, "..", "..", "..");
-
-/** The one command that installs the worker's environment. */
-export const INSTALL_COMMAND = "bash python/install.sh";
-
-/** The interpreter: `configured`, else $RLLM_PYTHON, else python/.venv's, else python3. */
-export function resolvePython(
-  configured: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  if (configured) return configured;
-  if (env.RLLM_PYTHON) return env.RLLM_PYTHON;
-  const venv = join(PACKAGE_ROOT, "python", ".venv", "bin", "python");
-  return existsSync(venv) ? venv : "python3";
-}
+import { join } from "node:path";
+import { INSTALL_COMMAND, makeExchangeDir, workerEnv } from "./python-env.js";
+import { type DistributedLaunch, TorchrunGroup, type WorkerWorld } from "./torchrun.js";
 
 export type WorkerRole = "trainer" | "sampler";
 
@@ -75,15 +46,6 @@ export interface WorkerHello {
   cuda: boolean;
   /** Under torchrun: every rank, from rank 0's gather (python/PROTOCOL.md); absent otherwise. */
   world?: WorkerWorld;
-}
-
-/** The environment a worker runs in: `extra` over Node's, python/ on PYTHONPATH, unbuffered. */
-export function workerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const pythonPath = join(PACKAGE_ROOT, "python");
-  const env = { ...process.env, ...extra };
-  env.PYTHONPATH = env.PYTHONPATH ? `${pythonPath}:${env.PYTHONPATH}` : pythonPath;
-  env.PYTHONUNBUFFERED = "1";
-  return env;
 }
 
 export interface WorkerStartOptions {
@@ -136,21 +98,6 @@ interface Pending {
 }
 
 const STDERR_TAIL_BYTES = 64 * 1024;
-
-/** How long a torchrun group that lost a rank gets to end (and print its summary). */
-const GROUP_END_MS = 15_000;
-
-/** A private 0700 directory, under /dev/shm when it is writable. */
-function makeExchangeDir(): string {
-  let base = tmpdir();
-  try {
-    accessSync("/dev/shm", constants.W_OK);
-    base = "/dev/shm";
-  } catch {
-    // no /dev/shm (macOS) or not writable: the OS temp dir
-  }
-  return mkdtempSync(join(base, "rllm-torch-")); // mkdtemp creates it 0700
-}
 
 // ── every live worker group, killed when Node exits ─────────────────────────────────────────────
 
@@ -208,16 +155,16 @@ export class WorkerProcess {
     private readonly options: WorkerStartOptions,
     exchange: string,
     server: Server,
-    /** The torchrun launch, its rendezvous resolved; undefined: the plain one. */
-    private readonly launch: (DistributedLaunch & { rdzvEndpoint: string }) | undefined,
+    /** Node 0's torchrun; undefined: the plain launch. */
+    private readonly torchrun: TorchrunGroup | undefined,
   ) {
     this.role = options.role;
     this.exchange = exchange;
     this.server = server;
     const socket = join(exchange, "rpc.sock");
     const entry = options.entry ?? ["-m", "rllm_worker"];
-    const args = launch
-      ? torchrunArgs({ ...launch, nodeRank: 0 }, { socket, exchange, entry })
+    const args = torchrun
+      ? torchrun.args({ socket, exchange, entry })
       : [...entry, "--socket", socket, "--exchange", exchange, "--role", options.role];
     this.child = spawn(options.python, args, {
       detached: true,
@@ -261,10 +208,7 @@ export class WorkerProcess {
   static async start(options: WorkerStartOptions): Promise<WorkerProcess> {
     if (options.distributed && options.role !== "trainer")
       throw new Error(`only the trainer runs under torchrun, not the ${options.role}`);
-    const launch = options.distributed && {
-      ...options.distributed,
-      rdzvEndpoint: options.distributed.rdzvEndpoint ?? (await freeLocalEndpoint()),
-    };
+    const torchrun = options.distributed && (await TorchrunGroup.create(options.distributed));
     const exchange = makeExchangeDir();
     const server = createServer();
     try {
@@ -279,7 +223,7 @@ export class WorkerProcess {
       rmSync(exchange, { recursive: true, force: true });
       throw e;
     }
-    const w = new WorkerProcess(options, exchange, server, launch);
+    const w = new WorkerProcess(options, exchange, server, torchrun);
     try {
       await w.waitForHello();
       return w;
@@ -293,11 +237,7 @@ export class WorkerProcess {
     const { role, startupTimeoutMs } = this.options;
     return new Promise<void>((ok, err) => {
       // several nodes: rank 0 says hello once every node has joined
-      const nodes = this.launch?.nnodes ?? 1;
-      const waitingFor =
-        nodes > 1
-          ? `; or nodes 1 to ${nodes - 1} never joined: run the logged \`rllm worker\` line on each`
-          : "";
+      const waitingFor = this.torchrun?.startupHint() ?? "";
       const timer = setTimeout(() => {
         this.fail(
           new Error(
@@ -318,7 +258,7 @@ export class WorkerProcess {
           );
         } else if (e.event === "hello") {
           try {
-            const world = this.launch ? parseWorld(e.world, this.launch) : undefined;
+            const world = this.torchrun?.checkHello(e);
             this.hello = { ...(e as unknown as WorkerHello), ...(world ? { world } : {}) };
             ok();
           } catch (bad) {
@@ -373,7 +313,7 @@ export class WorkerProcess {
     const pid = this.child.pid;
     if (pid === undefined) return;
     const groups = [pid];
-    if (this.launch) groups.unshift(...localRankPids(pid, this.hello?.world));
+    if (this.torchrun) groups.unshift(...this.torchrun.rankGroups(pid, !this.exited));
     for (const g of groups) {
       try {
         process.kill(-g, signal);
@@ -432,16 +372,13 @@ export class WorkerProcess {
     s.on("close", () => {
       // usually the worker is exiting: its exit (code, traceback) is the better reason; torchrun
       // first stops the other ranks and prints its failure summary, which takes longer
-      setTimeout(
-        () => {
-          if (this.dead) return;
-          this.fail(
-            new Error(`the torch ${this.role} worker closed its connection${this.tailNote()}`),
-          );
-          this.killGroup("SIGKILL");
-        },
-        this.launch ? GROUP_END_MS : 2_000,
-      ).unref();
+      setTimeout(() => {
+        if (this.dead) return;
+        this.fail(
+          new Error(`the torch ${this.role} worker closed its connection${this.tailNote()}`),
+        );
+        this.killGroup("SIGKILL");
+      }, this.torchrun?.endMs ?? 2_000).unref();
     });
     this.refWhileBusy();
   }
@@ -480,14 +417,14 @@ export class WorkerProcess {
     if (p.eventError) p.reject(p.eventError);
     else if (m.error && typeof m.error === "object") {
       const e = m.error as { type?: unknown; message?: unknown; traceback?: unknown };
-      const err = new WorkerError(
-        p.method,
-        String(e.type ?? "Error"),
-        String(e.message ?? ""),
-        typeof e.traceback === "string" ? e.traceback : "",
+      p.reject(
+        new WorkerError(
+          p.method,
+          String(e.type ?? "Error"),
+          String(e.message ?? ""),
+          typeof e.traceback === "string" ? e.traceback : "",
+        ),
       );
-      if (this.launch && lostPeer(err.pythonMessage)) this.awaitGroupEnd(m.id as number, p, err);
-      else p.reject(err);
     } else if (m.result && typeof m.result === "object" && !Array.isArray(m.result)) {
       p.resolve(m.result as Record<string, unknown>);
     } else {
@@ -519,24 +456,6 @@ export class WorkerProcess {
     }
   }
 
-  /**
-   * Rank 0 answered a call with another rank's loss (a collective's peer is gone): the group is
-   * ending, and its exit names the rank that failed (onExit). The call waits for that, at most
-   * GROUP_END_MS; a group still up then is killed and the call rejects with rank 0's error.
-   */
-  private awaitGroupEnd(id: number, p: Pending, err: WorkerError): void {
-    p.timer = setTimeout(() => {
-      this.fail(
-        new Error(
-          `the torch ${this.role}'s rank 0 lost another rank (${err.type}: ${err.pythonMessage}) and the group did not end within ${GROUP_END_MS / 1000} s; it was killed${this.tailNote()}`,
-        ),
-      );
-      this.killGroup("SIGKILL");
-    }, GROUP_END_MS);
-    this.pending.set(id, p);
-    this.refWhileBusy();
-  }
-
   private malformed(what: string): void {
     this.fail(
       new Error(
@@ -558,18 +477,11 @@ export class WorkerProcess {
   private onExit(done: () => void): void {
     const ex = this.exited!;
     const how = ex.signal ? `was killed by ${ex.signal}` : `exited with code ${ex.code}`;
-    const launch = this.launch;
-    const failed =
-      launch &&
-      describeGroupFailure(this.stderrTail, {
-        size: launch.nproc * launch.nnodes,
-        nproc: launch.nproc,
-        ...(this.hello?.world ? { ranks: this.hello.world.ranks } : {}),
-      });
+    const failed = this.torchrun?.exitMessage(this.stderrTail, how);
     this.fail(
       new Error(
         failed
-          ? `the torch ${this.role}'s ${failed}\ntorchrun ended every rank (it ${how})${this.tailNote()}`
+          ? `the torch ${this.role}'s ${failed}${this.tailNote()}`
           : `the torch ${this.role} worker ${how}${this.tailNote()}`,
       ),
     );

@@ -10,7 +10,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { PACKAGE_ROOT, resolvePython } from "../../backends/torch/worker.js";
+import { PACKAGE_ROOT, resolvePython } from "../../backends/torch/python-env.js";
 
 type Pending = (reason: string | undefined) => void;
 
