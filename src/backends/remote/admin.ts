@@ -6,7 +6,8 @@
  *   - a failure is a connection error, a timeout or a non-2xx answer; each is tried `retries`
  *     more times (a fixed short pause between tries: a server that is loading answers again
  *     shortly, one that is down does not recover within a step), except an answer the caller
- *     marks final (`final`: a state a retry cannot change, e.g. a server flag missing);
+ *     marks final (`final`: a state a retry cannot change, e.g. a server flag missing), and a
+ *     timeout where the caller says a second try could run beside the first (`retryTimeout`);
  *   - the error of the last try names the server, the route, the status and the server's own
  *     message, read from whichever envelope it used: vLLM's nested `{error: {message}}`, the flat
  *     `{message}` (older vLLM, SGLang's validation errors), FastAPI's `{detail}`, the RL routes'
@@ -41,6 +42,8 @@ export class AdminCallError extends Error {
     readonly route: string,
     readonly status: number | null,
     message: string,
+    /** No answer came within the timeout: the server may still be running the call. */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = "AdminCallError";
@@ -71,6 +74,8 @@ export class AdminClient {
       query?: Record<string, string>;
       hint?: string;
       final?: (message: string) => boolean;
+      /** false: a try that timed out is the last (the server may still be running it). */
+      retryTimeout?: boolean;
     } = {},
   ): Promise<AdminReply> {
     const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
@@ -85,11 +90,18 @@ export class AdminClient {
         last = this.error(method, route, reply.status, failed, options.hint);
         if (options.final?.(failed)) break;
       } catch (e) {
-        const why =
-          (e as Error).name === "TimeoutError"
-            ? `no answer within ${this.o.timeoutMs / 1000} s (backend.sampler.timeoutS)`
-            : (e as Error).message;
-        last = new AdminCallError(this.url, route, null, `${method} ${this.url}${route}: ${why}`);
+        const timedOut = (e as Error).name === "TimeoutError";
+        const why = timedOut
+          ? `no answer within ${this.o.timeoutMs / 1000} s (backend.sampler.timeoutS)`
+          : (e as Error).message;
+        last = new AdminCallError(
+          this.url,
+          route,
+          null,
+          `${method} ${this.url}${route}: ${why}`,
+          timedOut,
+        );
+        if (timedOut && options.retryTimeout === false) break;
       }
     }
     throw new AdminCallError(
@@ -97,6 +109,7 @@ export class AdminClient {
       last!.route,
       last!.status,
       `${last!.message} (${tries} ${tries === 1 ? "try" : "tries"})`,
+      last!.timedOut,
     );
   }
 

@@ -245,6 +245,7 @@ describe("full weights", () => {
         "/pause 200",
         "/start_weight_update 200",
         "/update_weights 500",
+        "/finish_weight_update 500", // closing the update: vLLM had closed it already
         "/resume 200",
       ]);
       assert.equal(d.weights!.paused, false);

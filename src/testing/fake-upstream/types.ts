@@ -132,13 +132,20 @@ export interface FakeWeights {
     at: number;
   }[];
   /**
-   * vLLM's weight-transfer engine (disk backend): whether /init_weight_transfer_engine ran (set
-   * false to play a server restart), and the update between /start_weight_update and
-   * /finish_weight_update (`path`: the checkpoint /update_weights loaded), else null.
+   * vLLM's weight transfer (disk backend): whether /init_weight_transfer_engine ran (set false
+   * to play a server restart); `active`, the worker's flag of an open update (start sets it,
+   * finish or a failed update clears it); `session`, the disk engine's own update (`path`: the
+   * checkpoint /update_weights loaded), else null.
    */
-  readonly transfer: { initialized: boolean; session: { path: string | null } | null };
+  readonly transfer: {
+    initialized: boolean;
+    active: boolean;
+    session: { path: string | null } | null;
+  };
   /** The next `times` calls of `route` fail with `message`, in the server's error shape. */
   failNext(route: string, times: number, message: string): void;
+  /** The next call of `route` answers `ms` milliseconds late (a client's timeout). */
+  slowNext(route: string, ms: number): void;
 }
 
 export interface RecordedRequest {

@@ -17,7 +17,8 @@
  * `python -m rllm_worker.inspect_weights` (inspect.ts; LoRA on `weightSync.baseModel`, full in
  * transformers): a directory that does not load is answered with the server's error and the
  * script's reason.
- * `failNext(route, times, message)` makes the next loads of a route fail with `message`.
+ * `failNext(route, times, message)` makes the next loads of a route fail with `message`;
+ * `slowNext(route, ms)` makes the next call of a route answer `ms` late.
  */
 import { existsSync } from "node:fs";
 import type http from "node:http";
@@ -67,6 +68,8 @@ export async function handleWeights(
 ): Promise<void> {
   const w = s.weights as State;
   const b = isObj(body) ? body : {};
+  const delay = w.takeDelay(path);
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   const r =
     s.kind === "vllm" ? await vllm(s, w, path, query, b, body) : await sglang(s, w, path, b);
   w.calls.push({
