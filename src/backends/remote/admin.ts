@@ -44,6 +44,8 @@ export class AdminCallError extends Error {
     message: string,
     /** No answer came within the timeout: the server may still be running the call. */
     readonly timedOut = false,
+    /** The body of the server's failed answer, when it answered. */
+    readonly body?: unknown,
   ) {
     super(message);
     this.name = "AdminCallError";
@@ -87,7 +89,7 @@ export class AdminClient {
         const reply = await this.once(method, route + query, options.body);
         const failed = failure(reply);
         if (failed === undefined) return reply;
-        last = this.error(method, route, reply.status, failed, options.hint);
+        last = this.error(method, route, reply, failed, options.hint);
         if (options.final?.(failed)) break;
       } catch (e) {
         const timedOut = (e as Error).name === "TimeoutError";
@@ -110,6 +112,7 @@ export class AdminClient {
       last!.status,
       `${last!.message} (${tries} ${tries === 1 ? "try" : "tries"})`,
       last!.timedOut,
+      last!.body,
     );
   }
 
@@ -140,7 +143,7 @@ export class AdminClient {
   private error(
     method: string,
     route: string,
-    status: number,
+    { status, body }: AdminReply,
     message: string,
     hint: string | undefined,
   ): AdminCallError {
@@ -150,6 +153,8 @@ export class AdminClient {
       route,
       status,
       `${method} ${this.url}${route} answered ${status}: ${message}${notFound && hint ? ` — the route is missing: ${hint}` : ""}`,
+      false,
+      body,
     );
   }
 

@@ -303,3 +303,17 @@ test("the fake refuses what vLLM refuses: bodies, order, paths", async () => {
     await f.close();
   }
 });
+
+test("adapters(): the /v1/models cards that have a parent", async () => {
+  const f = await startFakeUpstream({ kind: "vllm", weightSync: {} });
+  const sync = new VllmWeightSync(f.url, o);
+  try {
+    assert.deepEqual(await sync.adapters(), []);
+    f.weights!.adapters.set("rllm-v3", "/x/rllm-v3");
+    f.weights!.adapters.set("other", "/x/other");
+    assert.deepEqual(await sync.adapters(), ["rllm-v3", "other"]);
+  } finally {
+    await sync.close();
+    await f.close();
+  }
+});

@@ -4,8 +4,8 @@
  * vllm/entrypoints/serve/dev/{rlhf,cache,rpc}/api_router.py,
  * vllm/distributed/weight_transfer/disk_engine.py):
  *
- *   GET  /v1/models               the base model is the card with `parent: null` (adapters have
- *                                 their base as parent)
+ *   GET  /v1/models               the base model is the card with `parent: null`, the loaded
+ *                                 adapters the cards with their base as `parent`
  *   POST /v1/load_lora_adapter    {lora_name, lora_path} → 200 text; 400 already loaded, bad rank
  *   POST /v1/unload_lora_adapter  {lora_name} → 200 text; 404 unknown name
  *   POST /pause?mode=wait         → {"status": "paused"} once running requests have finished (new
@@ -83,6 +83,17 @@ export class VllmWeightSync extends AdminWeightSync {
       unload: "/v1/unload_lora_adapter",
       hint: LORA_HINT,
     });
+  }
+
+  /** GET /v1/models: the cards with a `parent` (the base model's card has none). */
+  async adapters(): Promise<string[]> {
+    const data = ((await this.admin.call("GET", "/v1/models")).body as { data?: unknown } | null)
+      ?.data;
+    return Array.isArray(data)
+      ? (data as { id?: unknown; parent?: unknown }[]).flatMap((m) =>
+          typeof m?.id === "string" && typeof m.parent === "string" ? [m.id] : [],
+        )
+      : [];
   }
 
   async pushFull(dir: string, version: number): Promise<void> {

@@ -13,6 +13,7 @@ function server(
   url: string,
   model = "base",
   fail = new Set<string>(),
+  held: string[] = [],
 ): WeightSync & { log: string[] } {
   const log: string[] = [];
   const act = async (what: string) => {
@@ -26,13 +27,19 @@ function server(
     servedModel: async () => model,
     pushLora: (_dir, v) => act(`load ${v}`),
     dropLora: (v) => act(`unload ${v}`),
+    adapters: async () => held,
     pushFull: (_dir, v) => act(`full ${v}`),
     close: async () => {},
   };
 }
 
 const connect = (servers: WeightSync[], keepVersions = 2, lines: string[] = []) =>
-  SamplerFleet.connect(servers, { keepVersions, version: 0, log: (l) => lines.push(l) });
+  SamplerFleet.connect(servers, {
+    keepVersions,
+    version: 0,
+    log: (l) => lines.push(l),
+    lora: true,
+  });
 
 test("the servers must serve one base model (modelName, else the first server's)", async () => {
   const f = await connect([server("a"), server("b")]);
@@ -93,4 +100,21 @@ test("full weights keep the base model's name; a failure keeps the state", async
   assert.deepEqual(f.state, { model: "base", version: 1 });
   await assert.rejects(f.pushFull("/d2", 2), /full weight version 2 .*b: full 2 failed/);
   assert.deepEqual(f.state, { model: "base", version: 1 });
+});
+
+test("LoRA: connecting unloads the rllm-v<N> adapters an earlier run left, nothing else", async () => {
+  const a = server("a", "base", new Set(), ["rllm-v7", "theirs", "rllm-v8", "rllm-vx"]);
+  const b = server("b");
+  const lines: string[] = [];
+  const f = await connect([a, b], 2, lines);
+  assert.deepEqual(a.log, ["unload 7", "unload 8"]);
+  assert.deepEqual(b.log, []);
+  assert.deepEqual(lines, [
+    "a holds adapters of an earlier run (rllm-v7, rllm-v8); unloading them",
+  ]);
+  assert.deepEqual(f.state, { model: "base", version: 0 });
+  // a full-weight run leaves adapters alone (its servers may not even have LoRA routes)
+  const c = server("c", "base", new Set(), ["rllm-v7"]);
+  await SamplerFleet.connect([c], { keepVersions: 2, version: 0, log: () => {} });
+  assert.deepEqual(c.log, []);
 });

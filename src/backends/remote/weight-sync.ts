@@ -43,6 +43,13 @@
  *   - every admin call is retried `retries` times (admin.ts); a push that still fails rejects with
  *     the server's message, and the fleet's model name and version stay the previous ones: the
  *     caller must not advance its weight version (never a silent stale model);
+ *   - a LoRA run owns the adapter names `rllm-v<N>` on its servers: connecting unloads every one a
+ *     server still holds (an earlier run's, left by a restart or a kill against servers that
+ *     kept running), so a server's limit on loaded adapters (SGLang --max-loaded-loras, vLLM
+ *     --max-cpu-loras, which `rllm sampler launch` sets to keepVersions + 1) never fills with
+ *     them; none is adopted: a resumed run may restart from an older checkpoint than the
+ *     adapter's, and until its first push requests go to the base model, as the fleet says.
+ *     Two runs cannot share servers at once;
  *   - LoRA is all or nothing: a version loaded on some servers but not all is unloaded again from
  *     those (best effort), so a retry of the same version starts clean; a server that already
  *     holds the name (a trainer restarted against running servers) has it replaced;
@@ -68,6 +75,9 @@
  * gathered (FSDP) parameters over that group.
  */
 import { AdminCallError, AdminClient, type AdminOptions } from "./admin.js";
+
+/** An adapter name of this module's (`adapterName`), and its version. */
+const OURS = /^rllm-v(\d+)$/;
 
 export type ExternalEngine = "vllm" | "sglang";
 
@@ -98,6 +108,8 @@ export interface WeightSync {
   pushLora(dir: string, version: number): Promise<void>;
   /** Unloads `adapterName(version)`. */
   dropLora(version: number): Promise<void>;
+  /** The names of the adapters the server holds now. */
+  adapters(): Promise<string[]>;
   /** Replaces the served weights with the Hugging Face directory `dir`, as version `version`. */
   pushFull(dir: string, version: number): Promise<void>;
   close(): Promise<void>;
@@ -146,14 +158,14 @@ export abstract class AdminWeightSync implements WeightSync {
     });
   }
 
+  abstract adapters(): Promise<string[]>;
+
   abstract pushFull(dir: string, version: number): Promise<void>;
 
   close(): Promise<void> {
     return this.admin.close();
   }
 }
-
-export type WeightSyncFactory = (url: string, o: AdminOptions) => WeightSync;
 
 /** What the fleet serves now: the name requests use and the version it holds. */
 export interface FleetState {
@@ -183,7 +195,8 @@ export class SamplerFleet {
 
   /**
    * Connects to every server and settles the base model's name: `modelName` when given (each
-   * server must list it), else the first server's; servers that disagree are an error.
+   * server must list it), else the first server's; servers that disagree are an error. A LoRA
+   * run then unloads the adapters an earlier run left (the module header).
    */
   static async connect(
     servers: readonly WeightSync[],
@@ -192,6 +205,8 @@ export class SamplerFleet {
       keepVersions: number;
       version: number;
       log: (line: string) => void;
+      /** A LoRA run: the servers' `rllm-v<N>` adapters of an earlier run are unloaded. */
+      lora?: boolean;
     },
   ): Promise<SamplerFleet> {
     const names = await Promise.all(servers.map((s) => s.servedModel()));
@@ -201,6 +216,7 @@ export class SamplerFleet {
       throw new Error(
         `the sampler servers do not all serve ${JSON.stringify(want)}${o.modelName ? " (backend.sampler.modelName)" : ` (${servers[0]!.url}'s model)`}: ${wrong.map((s) => `${s.url} serves ${JSON.stringify(names[servers.indexOf(s)])}`).join("; ")}; start them on the same model${o.modelName ? " or fix backend.sampler.modelName" : ""}`,
       );
+    if (o.lora) await Promise.all(servers.map((s) => dropLeftovers(s, o.log)));
     return new SamplerFleet(servers, want, o.keepVersions, o.version, o.log);
   }
 
@@ -255,6 +271,19 @@ export class SamplerFleet {
   async close(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.close()));
   }
+}
+
+/** Unloads the adapters named `rllm-v<N>` that `s` holds (an earlier run's). */
+async function dropLeftovers(s: WeightSync, log: (line: string) => void): Promise<void> {
+  const left = (await s.adapters()).flatMap((n) => {
+    const m = OURS.exec(n);
+    return m ? [Number(m[1])] : [];
+  });
+  if (left.length === 0) return;
+  log(
+    `${s.url} holds adapters of an earlier run (${left.map(adapterName).join(", ")}); unloading them`,
+  );
+  for (const v of left) await s.dropLora(v);
 }
 
 /**

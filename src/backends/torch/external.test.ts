@@ -164,6 +164,38 @@ describe("LoRA on two vLLM servers", () => {
   });
 });
 
+test("LoRA on SGLang restarted against running servers: the earlier run's adapters are unloaded, so --max-loaded-loras does not refuse", async () => {
+  const c = await startFakeUpstream({
+    kind: "sglang",
+    weightSync: { baseModel: model(), maxLoadedAdapters: 3 }, // keepVersions + 1, as launched
+  });
+  // what a killed run left: three adapters, the server full
+  for (const v of [7, 8, 9]) c.weights!.adapters.set(`rllm-v${v}`, `/gone/rllm-v${v}`);
+  const backend = await TorchBackend.create({
+    model: model(),
+    device: "cpu",
+    dtype: "float32",
+    lora: { rank: 4 },
+    sampler: { engine: "sglang", urls: [c.url], retries: 0, keepVersions: 2 },
+  });
+  try {
+    assert.equal((await backend.sampler()).model, "fake-model"); // the base until the first push
+    assert.deepEqual([...c.weights!.adapters.keys()], []);
+    for (let v = 1; v <= 3; v++)
+      assert.deepEqual(await backend.saveForSampler(), { weightVersion: v });
+    assert.deepEqual([...c.weights!.adapters.keys()], ["rllm-v2", "rllm-v3"]);
+    assert.deepEqual(routes(c).slice(0, 4), [
+      "/unload_lora_adapter 400", // the listing: an unknown name, answered with loaded_adapters
+      "/unload_lora_adapter 200",
+      "/unload_lora_adapter 200",
+      "/unload_lora_adapter 200",
+    ]);
+  } finally {
+    await backend.close();
+    await c.close();
+  }
+});
+
 describe("full weights", () => {
   test("SGLang: update from disk with the version (it drains by itself), checked; a failure keeps the version", async () => {
     const c = await fake("sglang");

@@ -71,6 +71,7 @@ export class ExternalSampler {
         keepVersions: config.keepVersions,
         version: start.version,
         log: start.log,
+        lora: start.kind === "lora",
       });
       const parent = resolve(config.syncDir ?? start.exchange);
       await mkdir(parent, { recursive: true });

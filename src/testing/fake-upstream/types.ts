@@ -112,6 +112,11 @@ export interface FakeUpstreamOptions {
      * the weight-transfer routes answer vLLM's 500 "Weight transfer not configured".
      */
     weightTransfer?: boolean;
+    /**
+     * sglang: --max-loaded-loras, a load beyond it is refused (vLLM has no such refusal: its
+     * --max-cpu-loras is a cache that evicts). Default: no limit.
+     */
+    maxLoadedAdapters?: number;
   };
 }
 

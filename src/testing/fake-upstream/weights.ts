@@ -9,7 +9,8 @@
  *   SGLang  POST /load_lora_adapter · /unload_lora_adapter · /update_weights_from_disk
  *           · /pause_generation · /continue_generation · /flush_cache;  GET /get_weight_version
  *
- * State: the loaded adapters (vLLM's /v1/models lists them; a request naming an unknown model is
+ * State: the loaded adapters (vLLM's /v1/models lists them; SGLang refuses a load beyond
+ * `weightSync.maxLoadedAdapters`, its --max-loaded-loras; a request naming an unknown model is
  * vLLM's 404, an unknown `lora_path` SGLang's 400), paused (generation requests wait until
  * resumed, as on both servers; SGLang's update from disk also holds them while it waits for the
  * running ones, its model lock), the weight version and the last full-weight directory, and a
@@ -196,6 +197,12 @@ async function sglang(s: FakeServer, w: State, path: string, b: Json): Promise<R
       if (w.adapters.has(name))
         return lora(false, `LoRA with name ${name} already exists. ${loaded()}`);
       if (injected) return lora(false, injected);
+      const max = s.options.weightSync?.maxLoadedAdapters;
+      if (max !== undefined && w.adapters.size >= max)
+        return lora(
+          false,
+          `Failed to load LoRA adapter ${name} as the maximum number of loaded LoRA adapters (${max}) has been reached. Please unload some LoRA adapters or increase max_loaded_loras.`,
+        );
       const bad = existsSync(dir)
         ? await inspect(dir, "lora", s.options.weightSync?.baseModel)
         : `${dir} does not exist`;
