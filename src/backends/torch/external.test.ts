@@ -130,6 +130,12 @@ describe("LoRA on two vLLM servers", () => {
     assert.deepEqual(await backend.saveForSampler(), { weightVersion: 5 });
     assert.deepEqual([...b.weights!.adapters.keys()], ["rllm-v4", "rllm-v5"]);
     assert.notEqual(a.weights!.adapters.get("rllm-v5"), "/stale/rllm-v5");
+    // every push exported into a directory of its own (none overwritten while a server reads it)
+    const loads = a.weights!.calls.filter((c) => c.route === "/v1/load_lora_adapter");
+    const v5 = loads
+      .map((c) => c.body as { lora_name: string; lora_path: string })
+      .filter((b) => b.lora_name === "rllm-v5");
+    assert.equal(new Set(v5.map((b) => b.lora_path)).size, 2); // the failed push's, and this one's
   });
 
   test("the fake refuses a directory that does not load, with the reason", async () => {
