@@ -124,7 +124,7 @@ export interface FakeUpstreamOptions {
 export interface FakeWeights {
   /** Loaded LoRA adapters: name → directory. */
   readonly adapters: Map<string, string>;
-  /** Generation waits while paused. */
+  /** vLLM: generation waits while paused (/pause until /resume). */
   paused: boolean;
   /** The directory of the last full-weight load, or null. */
   modelPath: string | null;

@@ -1,10 +1,6 @@
 /** A fake server's weight state (option `weightSync`): what weights.ts's routes change. */
 import type { FakeWeights } from "./types.js";
 
-export function fakeWeights(): WeightState {
-  return makeState();
-}
-
 export type WeightState = FakeWeights & {
   /** Generation requests in progress (SGLang's update waits for them). */
   running: number;
@@ -17,7 +13,7 @@ export type WeightState = FakeWeights & {
   hold(held: boolean): void;
 };
 
-function makeState(): WeightState {
+export function fakeWeights(): WeightState {
   let held = false;
   const waiting: (() => void)[] = [];
   const failures: { route: string; times: number; message: string }[] = [];
