@@ -177,16 +177,33 @@ test("LoRA on SGLang restarted against running servers: the earlier run's adapte
   });
   // what a killed run left: three adapters, the server full
   for (const v of [7, 8, 9]) c.weights!.adapters.set(`rllm-v${v}`, `/gone/rllm-v${v}`);
-  const backend = await TorchBackend.create({
-    model: model(),
-    device: "cpu",
-    dtype: "float32",
-    lora: { rank: 4 },
-    sampler: { engine: "sglang", urls: [c.url], retries: 0, keepVersions: 2 },
-  });
+  const lines: string[] = [];
+  const backend = await TorchBackend.create(
+    {
+      model: model(),
+      device: "cpu",
+      dtype: "float32",
+      lora: { rank: 4 },
+      sampler: { engine: "sglang", urls: [c.url], retries: 0, keepVersions: 2 },
+    },
+    { log: (l) => lines.push(l) },
+  );
   try {
     assert.equal((await backend.sampler()).model, "fake-model"); // the base until the first push
     assert.deepEqual([...c.weights!.adapters.keys()], []);
+    assert.ok(
+      lines.includes(
+        `${c.url} holds adapters of an earlier run (rllm-v7, rllm-v8, rllm-v9); unloading them`,
+      ),
+      lines.join("\n"),
+    );
+    // the sync directory, once: the trainer's exchange dir, and what that asks of the servers
+    const sync = lines.filter((l) => l.startsWith("sampler weights are written to "));
+    assert.equal(sync.length, 1);
+    assert.match(
+      sync[0]!,
+      /rllm-sync-\w+ for the sglang servers to read \(the trainer's exchange directory, in RAM under \/dev\/shm where it exists: the servers must run as the same user on this machine; backend\.sampler\.syncDir moves it\)/,
+    );
     for (let v = 1; v <= 3; v++)
       assert.deepEqual(await backend.saveForSampler(), { weightVersion: v });
     assert.deepEqual([...c.weights!.adapters.keys()], ["rllm-v2", "rllm-v3"]);

@@ -4,6 +4,10 @@
  * pushed to every server (../remote/weight-sync.ts says how, per engine).
  *
  * Decided here, once:
+ *   - the sync dir defaults to the trainer's exchange directory (ExternalStart.exchange: 0700,
+ *     in RAM under /dev/shm, so only servers of the same user on this machine read it, and a
+ *     full export costs the model's size in memory until the next is live); its path is logged
+ *     once at connect;
  *   - a push's directory is `<syncDir>/rllm-sync-XXXX/rllm-v<N>-XXXX` (one private directory per
  *     backend, so runs sharing a sync dir never collide, removed by close(); a fresh one per
  *     push, so a version pushed again never overwrites files a server loaded);
@@ -30,7 +34,11 @@ const MODEL_FILES =
   /^(config|generation_config|tokenizer|tokenizer_config|special_tokens_map|added_tokens|vocab|preprocessor_config)\.json$|^(merges\.txt|tokenizer\.model|chat_template\.jinja)$/;
 
 export interface ExternalStart {
-  /** The default sync dir (the trainer's exchange directory). */
+  /**
+   * The default sync dir: the trainer's exchange directory (mode 0700, under /dev/shm where it
+   * exists, so full weights sit in RAM; removed on close, left behind by a kill -9). Servers
+   * reading it must run as the same user on the same machine.
+   */
   exchange: string;
   /** The model directory whose config and tokenizer files complete a full export. */
   modelDir: string;
@@ -76,7 +84,11 @@ export class ExternalSampler {
       });
       const parent = resolve(config.syncDir ?? start.exchange);
       await mkdir(parent, { recursive: true });
-      return new ExternalSampler(config, fleet, await mkdtemp(join(parent, "rllm-sync-")), start);
+      const root = await mkdtemp(join(parent, "rllm-sync-"));
+      start.log(
+        `sampler weights are written to ${root} for the ${config.engine} servers to read${config.syncDir ? "" : " (the trainer's exchange directory, in RAM under /dev/shm where it exists: the servers must run as the same user on this machine; backend.sampler.syncDir moves it)"}`,
+      );
+      return new ExternalSampler(config, fleet, root, start);
     } catch (e) {
       await Promise.all(servers.map((s) => s.close()));
       throw e;
