@@ -2,10 +2,15 @@
  * The fake servers' weight-update state without Python (directories that do not exist are refused
  * before any check runs): a paused vLLM holds generation until /resume; SGLang's update from disk
  * waits for running requests and holds new ones; a request naming an adapter that is not loaded
- * gets each server's error; routes of the other engine are 404.
+ * gets each server's error; routes of the other engine are 404. And the weights inspector's own
+ * failure (a python that does not start) fails a check without being remembered.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
+import { inspect } from "./fake-upstream/inspect.js";
 import { startFakeUpstream } from "./fake-upstream.js";
 import { post } from "./harness.js";
 
@@ -87,5 +92,25 @@ test("SGLang: an update from disk waits for running requests and holds new ones"
     assert.equal((unload.body as { error_message: string }).error_message, "injected");
   } finally {
     await f.close();
+  }
+});
+
+test("a python that does not start fails the check, not the test process, and is not remembered", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "rllm-inspect-"));
+  const python = process.env.RLLM_PYTHON;
+  try {
+    process.env.RLLM_PYTHON = join(dir, "no-python");
+    assert.match(
+      (await inspect(dir, "lora", undefined)) ?? "",
+      /the weights inspector exited .*ENOENT/,
+    );
+    if (python === undefined) delete process.env.RLLM_PYTHON;
+    else process.env.RLLM_PYTHON = python;
+    // asked again, in a python that runs: now the inspector's own answer
+    assert.match((await inspect(dir, "lora", undefined)) ?? "", /--kind lora needs --base/);
+  } finally {
+    if (python === undefined) delete process.env.RLLM_PYTHON;
+    else process.env.RLLM_PYTHON = python;
+    rmSync(dir, { recursive: true, force: true });
   }
 });

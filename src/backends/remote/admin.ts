@@ -6,7 +6,8 @@
  *   - a failure is a connection error, a timeout or a non-2xx answer; each is tried `retries`
  *     more times (a fixed short pause between tries: a server that is loading answers again
  *     shortly, one that is down does not recover within a step), except an answer the caller
- *     marks final (`final`: a state a retry cannot change, e.g. a server flag missing);
+ *     marks final (`final`: a state a retry cannot change, e.g. a server flag missing), and a
+ *     timeout where the caller says a second try could run beside the first (`retryTimeout`);
  *   - the error of the last try names the server, the route, the status and the server's own
  *     message, read from whichever envelope it used: vLLM's nested `{error: {message}}`, the flat
  *     `{message}` (older vLLM, SGLang's validation errors), FastAPI's `{detail}`, the RL routes'
@@ -41,6 +42,10 @@ export class AdminCallError extends Error {
     readonly route: string,
     readonly status: number | null,
     message: string,
+    /** No answer came within the timeout: the server may still be running the call. */
+    readonly timedOut = false,
+    /** The body of the server's failed answer, when it answered. */
+    readonly body?: unknown,
   ) {
     super(message);
     this.name = "AdminCallError";
@@ -71,6 +76,8 @@ export class AdminClient {
       query?: Record<string, string>;
       hint?: string;
       final?: (message: string) => boolean;
+      /** false: a try that timed out is the last (the server may still be running it). */
+      retryTimeout?: boolean;
     } = {},
   ): Promise<AdminReply> {
     const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
@@ -82,14 +89,21 @@ export class AdminClient {
         const reply = await this.once(method, route + query, options.body);
         const failed = failure(reply);
         if (failed === undefined) return reply;
-        last = this.error(method, route, reply.status, failed, options.hint);
+        last = this.error(method, route, reply, failed, options.hint);
         if (options.final?.(failed)) break;
       } catch (e) {
-        const why =
-          (e as Error).name === "TimeoutError"
-            ? `no answer within ${this.o.timeoutMs / 1000} s (backend.sampler.timeoutS)`
-            : (e as Error).message;
-        last = new AdminCallError(this.url, route, null, `${method} ${this.url}${route}: ${why}`);
+        const timedOut = (e as Error).name === "TimeoutError";
+        const why = timedOut
+          ? `no answer within ${this.o.timeoutMs / 1000} s (backend.sampler.timeoutS)`
+          : (e as Error).message;
+        last = new AdminCallError(
+          this.url,
+          route,
+          null,
+          `${method} ${this.url}${route}: ${why}`,
+          timedOut,
+        );
+        if (timedOut && options.retryTimeout === false) break;
       }
     }
     throw new AdminCallError(
@@ -97,6 +111,8 @@ export class AdminClient {
       last!.route,
       last!.status,
       `${last!.message} (${tries} ${tries === 1 ? "try" : "tries"})`,
+      last!.timedOut,
+      last!.body,
     );
   }
 
@@ -127,7 +143,7 @@ export class AdminClient {
   private error(
     method: string,
     route: string,
-    status: number,
+    { status, body }: AdminReply,
     message: string,
     hint: string | undefined,
   ): AdminCallError {
@@ -137,6 +153,8 @@ export class AdminClient {
       route,
       status,
       `${method} ${this.url}${route} answered ${status}: ${message}${notFound && hint ? ` — the route is missing: ${hint}` : ""}`,
+      false,
+      body,
     );
   }
 

@@ -6,7 +6,8 @@
  *   POST /load_lora_adapter         {lora_name, lora_path} → {success, error_message,
  *                                   loaded_adapters}; 400 with success false on failure
  *   POST /unload_lora_adapter       {lora_name} → the same shape; waits until no running request
- *                                   uses the adapter
+ *                                   uses the adapter; an unknown name: 400 with loaded_adapters,
+ *                                   the only listing of the adapters (adapters())
  *   POST /update_weights_from_disk  {model_path, weight_version} → {success, message,
  *                                   num_paused_requests}; unpaused it waits for running requests
  *                                   (its model lock), then loads and flushes the radix cache
@@ -16,8 +17,11 @@
  * --enable-lora with --max-lora-rank and --lora-target-modules given at launch (no adapter is
  * loaded then, so nothing else tells the server the rank and modules).
  */
-import type { AdminOptions } from "./admin.js";
+import { AdminCallError, type AdminOptions } from "./admin.js";
 import { AdminWeightSync } from "./weight-sync.js";
+
+/** The name unloaded to learn the loaded adapters: no adapter has it. */
+const PROBE = "rllm-list-adapters";
 
 const LORA_HINT =
   "start SGLang with --enable-lora --max-lora-rank R --lora-target-modules ... (rllm sampler launch sglang prints the command)";
@@ -27,6 +31,31 @@ export class SglangWeightSync extends AdminWeightSync {
 
   constructor(url: string, o: AdminOptions) {
     super(url, o, { load: "/load_lora_adapter", unload: "/unload_lora_adapter", hint: LORA_HINT });
+  }
+
+  /**
+   * SGLang has no route that lists adapters; every answer of its adapter routes carries
+   * `loaded_adapters`, also a refusal: an unload of a name no run uses is refused with them.
+   */
+  async adapters(): Promise<string[]> {
+    let body: unknown;
+    try {
+      body = (
+        await this.admin.call("POST", "/unload_lora_adapter", {
+          body: { lora_name: PROBE },
+          final: () => true,
+        })
+      ).body;
+    } catch (e) {
+      if (!(e instanceof AdminCallError) || e.status !== 400) throw e;
+      body = e.body;
+    }
+    const loaded = (body as { loaded_adapters?: unknown } | null)?.loaded_adapters;
+    if (typeof loaded !== "object" || loaded === null)
+      throw new Error(
+        `${this.url}/unload_lora_adapter answered without loaded_adapters (${JSON.stringify(body)?.slice(0, 200)}); is the server SGLang 0.5 or newer, started with --enable-lora?`,
+      );
+    return Object.keys(loaded);
   }
 
   async pushFull(dir: string, version: number): Promise<void> {

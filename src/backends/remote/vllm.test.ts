@@ -81,24 +81,91 @@ describe("transfer (the default)", () => {
     assert.equal(f.config.weightVersion, "3");
   });
 
-  test("a failed update is retried, then rejects with the server's message, and resumes", async () => {
+  test("a failed update is not retried (the server ended it), rejects, resumes; the next push works", async () => {
     f.weights!.calls.length = 0;
-    f.weights!.failNext("/update_weights", 2, "CUDA error: out of memory");
+    f.weights!.failNext("/update_weights", 1, "CUDA error: out of memory");
     await assert.rejects(
       sync.pushFull(model, 4),
-      /POST http:\/\/127\.0\.0\.1:\d+\/update_weights answered 500: CUDA error: out of memory \(2 tries\)/,
+      /POST http:\/\/127\.0\.0\.1:\d+\/update_weights answered 500: CUDA error: out of memory \(1 try\)/,
     );
     assert.deepEqual(routes(f), [
       "/pause 200",
       "/start_weight_update 200",
       "/update_weights 500",
-      "/update_weights 500",
+      "/finish_weight_update 500", // closing: already closed ("must be called before")
       "/resume 200",
     ]);
     assert.equal(f.weights!.paused, false);
     assert.equal(f.config.weightVersion, "3");
-    await sync.pushFull(model, 4); // the failed update ended its session: a new one starts
+    await sync.pushFull(model, 4);
     assert.equal(f.config.weightVersion, "4");
+  });
+
+  test("a failed finish leaves vLLM's update open: the client closes it, the next push works", async () => {
+    f.weights!.calls.length = 0;
+    f.weights!.failNext("/finish_weight_update", 1, "finalize failed");
+    await assert.rejects(
+      sync.pushFull(model, 5),
+      /finish_weight_update answered 500: finalize failed/,
+    );
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/start_weight_update 200",
+      "/update_weights 200",
+      "/finish_weight_update 500",
+      "/finish_weight_update 500", // "No shared-disk weight update is active": the worker's is open
+      "/update_weights 500", // refused without an engine session: the worker closes its update
+      "/finish_weight_update 500",
+      "/resume 200",
+    ]);
+    assert.equal(f.weights!.transfer.active, false);
+    f.weights!.calls.length = 0;
+    await sync.pushFull(model, 5);
+    assert.deepEqual(routes(f), TRANSFER);
+    assert.equal(f.config.weightVersion, "5");
+  });
+
+  test("an update left open (a trainer killed after start) answers 'already active': closed, started again", async () => {
+    f.weights!.calls.length = 0;
+    Object.assign(f.weights!.transfer, { active: true, session: { path: null } });
+    await sync.pushFull(model, 6);
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/start_weight_update 500", // already active: not retried
+      "/finish_weight_update 500", // no checkpoint: the engine aborts, the worker's stays open
+      "/update_weights 500",
+      "/finish_weight_update 500",
+      ...TRANSFER.slice(1),
+    ]);
+    assert.equal(f.config.weightVersion, "6");
+  });
+
+  test("a timed-out update is not tried again; the next push closes what it left open", async () => {
+    f.weights!.slowNext("/update_weights", 1000);
+    const hasty = new VllmWeightSync(f.url, { ...o, timeoutMs: 300 });
+    f.weights!.calls.length = 0;
+    try {
+      await assert.rejects(
+        hasty.pushFull(model, 7),
+        /update_weights: no answer within 0\.3 s \(backend\.sampler\.timeoutS\) \(1 try\)/,
+      );
+    } finally {
+      await hasty.close();
+    }
+    const updates = () => f.weights!.calls.filter((c) => c.route === "/update_weights");
+    while (updates().length === 0) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(updates().length, 1); // the server's answer came after the client gave up
+    assert.equal(f.weights!.transfer.active, true);
+    f.weights!.calls.length = 0;
+    await sync.pushFull(model, 7);
+    assert.deepEqual(routes(f), [
+      "/pause 200",
+      "/start_weight_update 500",
+      "/finish_weight_update 200", // the timed-out update had loaded: closing applies it
+      ...TRANSFER.slice(1),
+    ]);
+    assert.equal(f.weights!.modelPath, model);
+    assert.equal(f.config.weightVersion, "7");
   });
 });
 
@@ -217,8 +284,36 @@ test("the fake refuses what vLLM refuses: bodies, order, paths", async () => {
     );
     assert.match((await call("/finish_weight_update", {}))[1], engine("No checkpoint was loaded"));
     assert.equal(f.weights!.transfer.session, null);
+    // the worker's update stays open until an update call fails
+    assert.match(
+      (await call("/start_weight_update", {}))[1],
+      engine("start_weight_update called while a weight update is already active"),
+    );
+    assert.match(
+      (await call("/finish_weight_update", {}))[1],
+      engine("No shared-disk weight update is active"),
+    );
+    assert.match(
+      (await call("/update_weights", { update_info: { path: model } }))[1],
+      engine("start_weight_update must be called before loading a checkpoint"),
+    );
+    assert.equal(f.weights!.transfer.active, false);
     assert.equal(f.weights!.modelPath, null);
   } finally {
+    await f.close();
+  }
+});
+
+test("adapters(): the /v1/models cards that have a parent", async () => {
+  const f = await startFakeUpstream({ kind: "vllm", weightSync: {} });
+  const sync = new VllmWeightSync(f.url, o);
+  try {
+    assert.deepEqual(await sync.adapters(), []);
+    f.weights!.adapters.set("rllm-v3", "/x/rllm-v3");
+    f.weights!.adapters.set("other", "/x/other");
+    assert.deepEqual(await sync.adapters(), ["rllm-v3", "other"]);
+  } finally {
+    await sync.close();
     await f.close();
   }
 });

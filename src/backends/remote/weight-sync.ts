@@ -43,9 +43,23 @@
  *   - every admin call is retried `retries` times (admin.ts); a push that still fails rejects with
  *     the server's message, and the fleet's model name and version stay the previous ones: the
  *     caller must not advance its weight version (never a silent stale model);
+ *   - a LoRA run owns the adapter names `rllm-v<N>` on its servers: connecting unloads every one a
+ *     server still holds (an earlier run's, left by a restart or a kill against servers that
+ *     kept running), so a server's limit on loaded adapters (SGLang --max-loaded-loras, vLLM
+ *     --max-cpu-loras, which `rllm sampler launch` sets to keepVersions + 1) never fills with
+ *     them; none is adopted: a resumed run may restart from an older checkpoint than the
+ *     adapter's, and until its first push requests go to the base model, as the fleet says.
+ *     Two runs cannot share servers at once;
  *   - LoRA is all or nothing: a version loaded on some servers but not all is unloaded again from
- *     those (best effort), so a retry of the same version starts clean; a server that already
- *     holds the name (a trainer restarted against running servers) has it replaced;
+ *     those (best effort), so a retry of the same version starts clean;
+ *   - a version pushed again while loaded (a checkpoint loaded at the version it was saved) is
+ *     loaded under a fresh name, `rllm-v<N>-r<k>`, from a fresh directory; once it is loaded
+ *     everywhere requests use it and the replaced adapter is unloaded. Never unload-then-load
+ *     (between the two, or when the load fails, requests would name an adapter that exists
+ *     nowhere) and not vLLM's `load_inplace` (it keeps the adapter's id, so KV cached with the
+ *     old weights is reused unless /reset_prefix_cache, a dev-mode route, runs; vLLM 0.19–0.26
+ *     re-read an in-place adapter from disk on later requests; SGLang has none): a push that
+ *     fails leaves the fleet on the adapter that is served;
  *   - full weights cannot be rolled back: a server that took version N before another failed
  *     serves N while the caller still says N − 1, and the run stops on the error;
  *   - an unload that fails after the new version loaded everywhere does not fail the push (the new
@@ -68,6 +82,9 @@
  * gathered (FSDP) parameters over that group.
  */
 import { AdminCallError, AdminClient, type AdminOptions } from "./admin.js";
+
+/** An adapter name of this module's: `adapterName(N)`, or a re-push's `rllm-v<N>-r<k>`. */
+const OURS = /^rllm-v\d+(-r\d+)?$/;
 
 export type ExternalEngine = "vllm" | "sglang";
 
@@ -94,10 +111,12 @@ export interface WeightSync {
   readonly url: string;
   /** The base model's served name (GET /v1/models: the model that is no adapter). */
   servedModel(): Promise<string>;
-  /** Loads the peft adapter directory `dir` as `adapterName(version)`. */
-  pushLora(dir: string, version: number): Promise<void>;
-  /** Unloads `adapterName(version)`. */
-  dropLora(version: number): Promise<void>;
+  /** Loads the peft adapter directory `dir` as the adapter `name`. */
+  pushLora(dir: string, name: string): Promise<void>;
+  /** Unloads the adapter `name`. */
+  dropLora(name: string): Promise<void>;
+  /** The names of the adapters the server holds now. */
+  adapters(): Promise<string[]>;
   /** Replaces the served weights with the Hugging Face directory `dir`, as version `version`. */
   pushFull(dir: string, version: number): Promise<void>;
   close(): Promise<void>;
@@ -132,19 +151,21 @@ export abstract class AdminWeightSync implements WeightSync {
     return baseModelOf(this.url, (await this.admin.call("GET", "/v1/models")).body);
   }
 
-  async pushLora(dir: string, version: number): Promise<void> {
+  async pushLora(dir: string, name: string): Promise<void> {
     await this.admin.call("POST", this.lora.load, {
-      body: { lora_name: adapterName(version), lora_path: dir },
+      body: { lora_name: name, lora_path: dir },
       hint: this.lora.hint,
     });
   }
 
-  async dropLora(version: number): Promise<void> {
+  async dropLora(name: string): Promise<void> {
     await this.admin.call("POST", this.lora.unload, {
-      body: { lora_name: adapterName(version) },
+      body: { lora_name: name },
       hint: this.lora.hint,
     });
   }
+
+  abstract adapters(): Promise<string[]>;
 
   abstract pushFull(dir: string, version: number): Promise<void>;
 
@@ -152,8 +173,6 @@ export abstract class AdminWeightSync implements WeightSync {
     return this.admin.close();
   }
 }
-
-export type WeightSyncFactory = (url: string, o: AdminOptions) => WeightSync;
 
 /** What the fleet serves now: the name requests use and the version it holds. */
 export interface FleetState {
@@ -166,8 +185,10 @@ export interface FleetState {
  * beyond `keepVersions` unloaded.
  */
 export class SamplerFleet {
-  /** LoRA versions loaded on every server, oldest first. */
-  private loaded: number[] = [];
+  /** The adapters loaded on every server, oldest first: a version's, its name and directory. */
+  private loaded: { version: number; name: string; dir: string }[] = [];
+  /** Re-pushes of a loaded version so far (each takes the name `rllm-v<N>-r<k>`). */
+  private repushes = 0;
   private current: FleetState;
 
   private constructor(
@@ -183,7 +204,8 @@ export class SamplerFleet {
 
   /**
    * Connects to every server and settles the base model's name: `modelName` when given (each
-   * server must list it), else the first server's; servers that disagree are an error.
+   * server must list it), else the first server's; servers that disagree are an error. A LoRA
+   * run then unloads the adapters an earlier run left (the module header).
    */
   static async connect(
     servers: readonly WeightSync[],
@@ -192,6 +214,8 @@ export class SamplerFleet {
       keepVersions: number;
       version: number;
       log: (line: string) => void;
+      /** A LoRA run: the servers' `rllm-v<N>` adapters of an earlier run are unloaded. */
+      lora?: boolean;
     },
   ): Promise<SamplerFleet> {
     const names = await Promise.all(servers.map((s) => s.servedModel()));
@@ -201,6 +225,7 @@ export class SamplerFleet {
       throw new Error(
         `the sampler servers do not all serve ${JSON.stringify(want)}${o.modelName ? " (backend.sampler.modelName)" : ` (${servers[0]!.url}'s model)`}: ${wrong.map((s) => `${s.url} serves ${JSON.stringify(names[servers.indexOf(s)])}`).join("; ")}; start them on the same model${o.modelName ? " or fix backend.sampler.modelName" : ""}`,
       );
+    if (o.lora) await Promise.all(servers.map((s) => dropLeftovers(s, o.log)));
     return new SamplerFleet(servers, want, o.keepVersions, o.version, o.log);
   }
 
@@ -208,38 +233,43 @@ export class SamplerFleet {
     return this.current;
   }
 
-  /** Loads adapter `dir` as `version` everywhere; returns the versions unloaded (whose files may go). */
-  async pushLora(dir: string, version: number): Promise<number[]> {
-    // the same version again (a checkpoint loaded at the version it was saved): replace it
-    if (this.loaded.includes(version)) {
-      await Promise.allSettled(this.servers.map((s) => s.dropLora(version)));
-      this.loaded = this.loaded.filter((v) => v !== version);
-    }
-    const results = await Promise.allSettled(this.servers.map((s) => loadLora(s, dir, version)));
+  /**
+   * Loads adapter `dir` as `version` everywhere; returns the directories of the adapters unloaded
+   * (whose files may go). `dir` must be a new directory: the loaded adapters' stay read.
+   */
+  async pushLora(dir: string, version: number): Promise<string[]> {
+    // the same version again (a checkpoint loaded at the version it was saved): a fresh name
+    const again = this.loaded.some((a) => a.version === version);
+    const name = again ? `${adapterName(version)}-r${++this.repushes}` : adapterName(version);
+    const results = await Promise.allSettled(this.servers.map((s) => loadLora(s, dir, name)));
     const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
     if (failed.length > 0) {
       await Promise.allSettled(
         this.servers.map((s, i) =>
-          results[i]!.status === "fulfilled" ? s.dropLora(version) : undefined,
+          results[i]!.status === "fulfilled" ? s.dropLora(name) : undefined,
         ),
       );
       throw pushError(`LoRA weight version ${version}`, failed);
     }
-    this.loaded = [...this.loaded.filter((v) => v !== version), version];
-    this.current = { model: adapterName(version), version };
+    // the replaced adapter of this version goes first, then the versions beyond keepVersions
+    const replaced = this.loaded.filter((a) => a.version === version);
+    this.loaded = [...this.loaded.filter((a) => a.version !== version), { version, name, dir }];
+    this.current = { model: name, version };
     const old = this.loaded.slice(0, Math.max(0, this.loaded.length - this.keepVersions));
-    const dropped: number[] = [];
-    for (const v of old) {
-      const r = await Promise.allSettled(this.servers.map((s) => s.dropLora(v)));
+    const dropped: string[] = [];
+    for (const a of [...replaced, ...old]) {
+      const r = await Promise.allSettled(this.servers.map((s) => s.dropLora(a.name)));
       const bad = r.flatMap((x) => (x.status === "rejected" ? [x.reason as Error] : []));
       if (bad.length > 0) {
         this.log(
-          `${pushError(`unloading LoRA weight version ${v}`, bad).message} (tried again after the next push)`,
+          `${pushError(`unloading LoRA weight version ${a.version} (${a.name})`, bad).message} (tried again after the next push)`,
         );
+        // kept listed (oldest first) so that the next push tries again
+        if (replaced.includes(a)) this.loaded.unshift(a);
         continue;
       }
-      this.loaded = this.loaded.filter((x) => x !== v);
-      dropped.push(v);
+      this.loaded = this.loaded.filter((x) => x !== a);
+      dropped.push(a.dir);
     }
     return dropped;
   }
@@ -257,17 +287,25 @@ export class SamplerFleet {
   }
 }
 
+/** Unloads the adapters named `rllm-v<N>` (or `rllm-v<N>-r<k>`) that `s` holds (an earlier run's). */
+async function dropLeftovers(s: WeightSync, log: (line: string) => void): Promise<void> {
+  const left = (await s.adapters()).filter((n) => OURS.test(n));
+  if (left.length === 0) return;
+  log(`${s.url} holds adapters of an earlier run (${left.join(", ")}); unloading them`);
+  for (const name of left) await s.dropLora(name);
+}
+
 /**
- * Loads `dir` as `version` on `s`; a server that still holds an adapter of that name (a trainer
- * restarted against servers that kept running) has it unloaded and loaded again, from `dir`.
+ * Loads `dir` as `name` on `s`; a server that still holds an adapter of that name (one whose
+ * unload failed; the fleet never routes to it) has it unloaded and loaded again, from `dir`.
  */
-async function loadLora(s: WeightSync, dir: string, version: number): Promise<void> {
+async function loadLora(s: WeightSync, dir: string, name: string): Promise<void> {
   try {
-    await s.pushLora(dir, version);
+    await s.pushLora(dir, name);
   } catch (e) {
     if (!(e instanceof AdminCallError && e.status === 400 && /already/.test(e.message))) throw e;
-    await s.dropLora(version);
-    await s.pushLora(dir, version);
+    await s.dropLora(name);
+    await s.pushLora(dir, name);
   }
 }
 

@@ -130,6 +130,12 @@ describe("LoRA on two vLLM servers", () => {
     assert.deepEqual(await backend.saveForSampler(), { weightVersion: 5 });
     assert.deepEqual([...b.weights!.adapters.keys()], ["rllm-v4", "rllm-v5"]);
     assert.notEqual(a.weights!.adapters.get("rllm-v5"), "/stale/rllm-v5");
+    // every push exported into a directory of its own (none overwritten while a server reads it)
+    const loads = a.weights!.calls.filter((c) => c.route === "/v1/load_lora_adapter");
+    const v5 = loads
+      .map((c) => c.body as { lora_name: string; lora_path: string })
+      .filter((b) => b.lora_name === "rllm-v5");
+    assert.equal(new Set(v5.map((b) => b.lora_path)).size, 2); // the failed push's, and this one's
   });
 
   test("the fake refuses a directory that does not load, with the reason", async () => {
@@ -162,6 +168,55 @@ describe("LoRA on two vLLM servers", () => {
       await gw.close();
     }
   });
+});
+
+test("LoRA on SGLang restarted against running servers: the earlier run's adapters are unloaded, so --max-loaded-loras does not refuse", async () => {
+  const c = await startFakeUpstream({
+    kind: "sglang",
+    weightSync: { baseModel: model(), maxLoadedAdapters: 3 }, // keepVersions + 1, as launched
+  });
+  // what a killed run left: three adapters, the server full
+  for (const v of [7, 8, 9]) c.weights!.adapters.set(`rllm-v${v}`, `/gone/rllm-v${v}`);
+  const lines: string[] = [];
+  const backend = await TorchBackend.create(
+    {
+      model: model(),
+      device: "cpu",
+      dtype: "float32",
+      lora: { rank: 4 },
+      sampler: { engine: "sglang", urls: [c.url], retries: 0, keepVersions: 2 },
+    },
+    { log: (l) => lines.push(l) },
+  );
+  try {
+    assert.equal((await backend.sampler()).model, "fake-model"); // the base until the first push
+    assert.deepEqual([...c.weights!.adapters.keys()], []);
+    assert.ok(
+      lines.includes(
+        `${c.url} holds adapters of an earlier run (rllm-v7, rllm-v8, rllm-v9); unloading them`,
+      ),
+      lines.join("\n"),
+    );
+    // the sync directory, once: the trainer's exchange dir, and what that asks of the servers
+    const sync = lines.filter((l) => l.startsWith("sampler weights are written to "));
+    assert.equal(sync.length, 1);
+    assert.match(
+      sync[0]!,
+      /rllm-sync-\w+ for the sglang servers to read \(the trainer's exchange directory, in RAM under \/dev\/shm where it exists: the servers must run as the same user on this machine; backend\.sampler\.syncDir moves it\)/,
+    );
+    for (let v = 1; v <= 3; v++)
+      assert.deepEqual(await backend.saveForSampler(), { weightVersion: v });
+    assert.deepEqual([...c.weights!.adapters.keys()], ["rllm-v2", "rllm-v3"]);
+    assert.deepEqual(routes(c).slice(0, 4), [
+      "/unload_lora_adapter 400", // the listing: an unknown name, answered with loaded_adapters
+      "/unload_lora_adapter 200",
+      "/unload_lora_adapter 200",
+      "/unload_lora_adapter 200",
+    ]);
+  } finally {
+    await backend.close();
+    await c.close();
+  }
 });
 
 describe("full weights", () => {
@@ -245,6 +300,7 @@ describe("full weights", () => {
         "/pause 200",
         "/start_weight_update 200",
         "/update_weights 500",
+        "/finish_weight_update 500", // closing the update: vLLM had closed it already
         "/resume 200",
       ]);
       assert.equal(d.weights!.paused, false);

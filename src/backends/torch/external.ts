@@ -4,8 +4,13 @@
  * pushed to every server (../remote/weight-sync.ts says how, per engine).
  *
  * Decided here, once:
- *   - a version's directory is `<syncDir>/rllm-sync-XXXX/rllm-v<N>` (one private directory per
- *     backend, so runs sharing a sync dir never collide; removed by close());
+ *   - the sync dir defaults to the trainer's exchange directory (ExternalStart.exchange: 0700,
+ *     in RAM under /dev/shm, so only servers of the same user on this machine read it, and a
+ *     full export costs the model's size in memory until the next is live); its path is logged
+ *     once at connect;
+ *   - a push's directory is `<syncDir>/rllm-sync-XXXX/rllm-v<N>-XXXX` (one private directory per
+ *     backend, so runs sharing a sync dir never collide, removed by close(); a fresh one per
+ *     push, so a version pushed again never overwrites files a server loaded);
  *   - full weights are a complete Hugging Face directory: the exported `model.safetensors` plus
  *     the model directory's config, generation config and tokenizer files (a server reloading
  *     from disk reads the config beside the weights);
@@ -29,7 +34,11 @@ const MODEL_FILES =
   /^(config|generation_config|tokenizer|tokenizer_config|special_tokens_map|added_tokens|vocab|preprocessor_config)\.json$|^(merges\.txt|tokenizer\.model|chat_template\.jinja)$/;
 
 export interface ExternalStart {
-  /** The default sync dir (the trainer's exchange directory). */
+  /**
+   * The default sync dir: the trainer's exchange directory (mode 0700, under /dev/shm where it
+   * exists, so full weights sit in RAM; removed on close, left behind by a kill -9). Servers
+   * reading it must run as the same user on the same machine.
+   */
   exchange: string;
   /** The model directory whose config and tokenizer files complete a full export. */
   modelDir: string;
@@ -40,8 +49,8 @@ export interface ExternalStart {
 }
 
 export class ExternalSampler {
-  /** The directories of the versions the servers may still read, by version. */
-  private readonly dirs = new Map<number, string>();
+  /** The directory of the full weights the servers serve (the LoRA ones: the fleet's). */
+  private fullDirs: string[] = [];
 
   private constructor(
     private readonly config: ExternalSamplerConfig,
@@ -71,10 +80,15 @@ export class ExternalSampler {
         keepVersions: config.keepVersions,
         version: start.version,
         log: start.log,
+        lora: start.kind === "lora",
       });
       const parent = resolve(config.syncDir ?? start.exchange);
       await mkdir(parent, { recursive: true });
-      return new ExternalSampler(config, fleet, await mkdtemp(join(parent, "rllm-sync-")), start);
+      const root = await mkdtemp(join(parent, "rllm-sync-"));
+      start.log(
+        `sampler weights are written to ${root} for the ${config.engine} servers to read${config.syncDir ? "" : " (the trainer's exchange directory, in RAM under /dev/shm where it exists: the servers must run as the same user on this machine; backend.sampler.syncDir moves it)"}`,
+      );
+      return new ExternalSampler(config, fleet, root, start);
     } catch (e) {
       await Promise.all(servers.map((s) => s.close()));
       throw e;
@@ -103,23 +117,24 @@ export class ExternalSampler {
 
   /** Exports the trainer's weights as `version` and pushes them to every server. */
   async publish(trainer: WorkerProcess, version: number, timeoutMs: number): Promise<void> {
-    const dir = join(this.root, adapterName(version));
-    await rm(dir, { recursive: true, force: true });
+    // a fresh directory each push: one a server loaded from is never overwritten
+    const dir = await mkdtemp(join(this.root, `${adapterName(version)}-`));
+    let live = false;
     try {
       const r = await trainer.call("export_weights", { dir }, { timeoutMs });
       if (r.kind === "lora") {
         const dropped = await this.fleet.pushLora(dir, version);
-        this.dirs.set(version, dir);
-        for (const v of dropped) await this.forget(v);
+        live = true;
+        for (const d of dropped) await rm(d, { recursive: true, force: true });
       } else {
         await this.completeModelDir(dir);
         await this.fleet.pushFull(dir, version);
-        for (const v of [...this.dirs.keys()]) if (v !== version) await this.forget(v);
-        this.dirs.set(version, dir);
+        live = true;
+        for (const d of this.fullDirs) await rm(d, { recursive: true, force: true });
+        this.fullDirs = [dir];
       }
-    } catch (e) {
-      if (this.dirs.get(version) !== dir) await rm(dir, { recursive: true, force: true });
-      throw e;
+    } finally {
+      if (!live) await rm(dir, { recursive: true, force: true });
     }
   }
 
@@ -127,12 +142,6 @@ export class ExternalSampler {
     const from = this.start.modelDir;
     for (const f of await readdir(from))
       if (MODEL_FILES.test(f)) await copyFile(join(from, f), join(dir, f));
-  }
-
-  private async forget(version: number): Promise<void> {
-    const dir = this.dirs.get(version);
-    this.dirs.delete(version);
-    if (dir) await rm(dir, { recursive: true, force: true });
   }
 
   async close(): Promise<void> {

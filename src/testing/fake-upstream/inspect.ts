@@ -3,8 +3,9 @@
  * --serve` answers (LoRA: peft on the base model; full: transformers), one process for every fake
  * server of this Node process, started on first use: the imports (torch, transformers, peft) cost
  * seconds, a check of a tiny model much less. Each directory is checked once per version of it
- * (its path and modification time). The process ends with its stdin, when Node exits; it does not
- * keep Node alive while no check is pending.
+ * (its path and modification time), unless the check failed because the inspector died or did
+ * not start (then the next asks again, in a new one). The process ends with its stdin, when Node
+ * exits; it does not keep Node alive while no check is pending.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -13,6 +14,9 @@ import { createInterface } from "node:readline";
 import { PACKAGE_ROOT, resolvePython } from "../../backends/torch/python-env.js";
 
 type Pending = (reason: string | undefined) => void;
+
+/** How a check's reason starts when the inspector, not the directory, failed. */
+const INSPECTOR_GONE = "the weights inspector exited";
 
 let child: ChildProcessWithoutNullStreams | undefined;
 const pending: Pending[] = [];
@@ -35,6 +39,10 @@ export function inspect(
       c.stdin.write(`${JSON.stringify({ dir, kind, ...(base ? { base } : {}) })}\n`);
     });
     checked.set(key, p);
+    // a failure because the inspector died says nothing of the directory: check it again
+    void p.then((reason) => {
+      if (reason?.startsWith(INSPECTOR_GONE)) checked.delete(key);
+    });
   }
   return p;
 }
@@ -54,11 +62,14 @@ function inspector(): ChildProcessWithoutNullStreams {
     pending.shift()?.(reply.ok ? undefined : (reply.error ?? "no reason given"));
     if (pending.length === 0) hold(false);
   });
-  c.on("exit", (code) => {
-    child = undefined;
-    for (const r of pending.splice(0))
-      r(`the weights inspector exited (${code}): ${stderr.trim().split("\n").pop()}`);
-  });
+  const gone = (why: string) => {
+    if (child === c) child = undefined;
+    for (const r of pending.splice(0)) r(`${INSPECTOR_GONE} (${why})`);
+  };
+  c.on("exit", (code) => gone(`${code}: ${stderr.trim().split("\n").pop()}`));
+  // a python that cannot start (RLLM_PYTHON wrong): the checks fail, not the process
+  c.on("error", (e) => gone(e.message));
+  c.stdin.on("error", () => {}); // a write to a child that never started; "error" says why
   child = c;
   return c;
 }

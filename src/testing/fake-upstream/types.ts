@@ -112,6 +112,11 @@ export interface FakeUpstreamOptions {
      * the weight-transfer routes answer vLLM's 500 "Weight transfer not configured".
      */
     weightTransfer?: boolean;
+    /**
+     * sglang: --max-loaded-loras, a load beyond it is refused (vLLM has no such refusal: its
+     * --max-cpu-loras is a cache that evicts). Default: no limit.
+     */
+    maxLoadedAdapters?: number;
   };
 }
 
@@ -119,7 +124,7 @@ export interface FakeUpstreamOptions {
 export interface FakeWeights {
   /** Loaded LoRA adapters: name → directory. */
   readonly adapters: Map<string, string>;
-  /** Generation waits while paused. */
+  /** vLLM: generation waits while paused (/pause until /resume). */
   paused: boolean;
   /** The directory of the last full-weight load, or null. */
   modelPath: string | null;
@@ -132,13 +137,20 @@ export interface FakeWeights {
     at: number;
   }[];
   /**
-   * vLLM's weight-transfer engine (disk backend): whether /init_weight_transfer_engine ran (set
-   * false to play a server restart), and the update between /start_weight_update and
-   * /finish_weight_update (`path`: the checkpoint /update_weights loaded), else null.
+   * vLLM's weight transfer (disk backend): whether /init_weight_transfer_engine ran (set false
+   * to play a server restart); `active`, the worker's flag of an open update (start sets it,
+   * finish or a failed update clears it); `session`, the disk engine's own update (`path`: the
+   * checkpoint /update_weights loaded), else null.
    */
-  readonly transfer: { initialized: boolean; session: { path: string | null } | null };
+  readonly transfer: {
+    initialized: boolean;
+    active: boolean;
+    session: { path: string | null } | null;
+  };
   /** The next `times` calls of `route` fail with `message`, in the server's error shape. */
   failNext(route: string, times: number, message: string): void;
+  /** The next call of `route` answers `ms` milliseconds late (a client's timeout). */
+  slowNext(route: string, ms: number): void;
 }
 
 export interface RecordedRequest {

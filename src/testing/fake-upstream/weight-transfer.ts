@@ -14,9 +14,16 @@
  * envelope: no --weight-transfer-config ("Weight transfer not configured. ..."), start while an
  * update is active, update or finish before start, a second checkpoint in one update, a path that
  * is not an absolute existing directory with *.safetensors (disk_engine.py's checks, its
- * messages), weights that do not load (here: in transformers, inspect.ts). A failed update or a
- * finish without a checkpoint ends the update (the disk engine aborts its session). The version
- * a finish names is the server's weight version.
+ * messages), weights that do not load (here: in transformers, inspect.ts). The version a finish
+ * names is the server's weight version.
+ *
+ * Two states, as in vLLM: the worker's flag of an open update (vllm/v1/worker/gpu_worker.py:
+ * start sets it, "already active" when set; update and finish refuse without it; an update that
+ * raises clears it; finish clears it only when the engine's finish returns) and the disk
+ * engine's session (disk_engine.py: a failed update aborts it; a finish without a checkpoint
+ * aborts it and raises "No checkpoint was loaded ..."; a finish without a session raises "No
+ * shared-disk weight update is active"). So a finish that fails leaves the worker's update open
+ * (the next start answers "already active") until an update call fails and clears it.
  *
  * One rule is stricter than the disk engine, whose init is a no-op: start before init fails, as
  * it does on every backend with a rendezvous (NCCL: "... not initialized. Call
@@ -68,7 +75,9 @@ export async function weightTransfer(
       "Weight transfer not configured. Please set weight_transfer_config to enable weight transfer.",
     );
   if (injected) {
+    // a failed update: the engine aborts, the worker closes; a failed finish: only the engine
     if (path === "/update_weights" || path === "/finish_weight_update") t.session = null;
+    if (path === "/update_weights") t.active = false;
     return err(500, injected);
   }
   switch (path) {
@@ -85,19 +94,23 @@ export async function weightTransfer(
     case "/start_weight_update":
       if (!t.initialized)
         return err(500, "Disk weight transfer not initialized. Call init_transfer_engine() first.");
-      if (t.session)
+      if (t.active)
         return err(
           500,
           "start_weight_update called while a weight update is already active. Call finish_weight_update first.",
         );
+      t.active = true;
       t.session = { path: null };
       return { status: 200, body: { message: "Weight update started" } };
     case "/update_weights": {
-      if (!t.session) return err(500, "start_weight_update must be called before update_weights.");
-      const bad = await badCheckpoint(s, (b.update_info as Json).path, t.session.path !== null);
-      if (bad) {
+      if (!t.active) return err(500, "start_weight_update must be called before update_weights.");
+      const bad = t.session
+        ? await badCheckpoint(s, (b.update_info as Json).path, t.session.path !== null)
+        : "start_weight_update must be called before loading a checkpoint";
+      if (bad || !t.session) {
         t.session = null;
-        return err(500, bad);
+        t.active = false;
+        return err(500, bad ?? "");
       }
       t.session.path = (b.update_info as Json).path as string;
       return { status: 200, body: { message: "Weights updated" } };
@@ -106,12 +119,14 @@ export async function weightTransfer(
       const v = b.weight_version;
       if (v !== undefined && v !== null && typeof v !== "string")
         return { status: 422, body: { detail: "weight_version: Input should be a valid string" } };
-      if (!t.session)
+      if (!t.active)
         return err(500, "start_weight_update must be called before finish_weight_update.");
+      if (!t.session) return err(500, "No shared-disk weight update is active");
       const loaded = t.session.path;
       t.session = null;
       if (loaded === null)
         return err(500, "No checkpoint was loaded during the shared-disk update session");
+      t.active = false;
       w.modelPath = loaded;
       if (typeof v === "string") s.config.weightVersion = v;
       return { status: 200, body: { message: "Weight update finished" } };

@@ -6,18 +6,21 @@
  *   vLLM    POST /v1/load_lora_adapter · /v1/unload_lora_adapter · /pause?mode= · /resume
  *           · /collective_rpc (reload_weights) · /reset_prefix_cache · the weight-transfer
  *           routes with the disk backend (weight-transfer.ts);  GET /is_paused · /weight_info
- *   SGLang  POST /load_lora_adapter · /unload_lora_adapter · /update_weights_from_disk
- *           · /pause_generation · /continue_generation · /flush_cache;  GET /get_weight_version
+ *   SGLang  POST /load_lora_adapter · /unload_lora_adapter · /update_weights_from_disk;
+ *           GET /get_weight_version  (not its pause routes: no client pauses SGLang, see
+ *           src/backends/remote/weight-sync.ts)
  *
- * State: the loaded adapters (vLLM's /v1/models lists them; a request naming an unknown model is
- * vLLM's 404, an unknown `lora_path` SGLang's 400), paused (generation requests wait until
- * resumed, as on both servers; SGLang's update from disk also holds them while it waits for the
- * running ones, its model lock), the weight version and the last full-weight directory, and a
+ * State: the loaded adapters (vLLM's /v1/models lists them; SGLang refuses a load beyond
+ * `weightSync.maxLoadedAdapters`, its --max-loaded-loras; a request naming an unknown model is
+ * vLLM's 404, an unknown `lora_path` SGLang's 400), vLLM's pause (generation requests wait until
+ * resumed; SGLang's update from disk holds them too while it waits for the running ones, its
+ * model lock), the weight version and the last full-weight directory, and a
  * call log (`calls`) for tests to assert the order. Every directory a load names is checked by
  * `python -m rllm_worker.inspect_weights` (inspect.ts; LoRA on `weightSync.baseModel`, full in
  * transformers): a directory that does not load is answered with the server's error and the
  * script's reason.
- * `failNext(route, times, message)` makes the next loads of a route fail with `message`.
+ * `failNext(route, times, message)` makes the next loads of a route fail with `message`;
+ * `slowNext(route, ms)` makes the next call of a route answer `ms` late.
  */
 import { existsSync } from "node:fs";
 import type http from "node:http";
@@ -42,9 +45,6 @@ const SGLANG_POST = new Set([
   "/load_lora_adapter",
   "/unload_lora_adapter",
   "/update_weights_from_disk",
-  "/pause_generation",
-  "/continue_generation",
-  "/flush_cache",
 ]);
 
 /** Whether `path` is a weight route of this server (then handleWeights answers it). */
@@ -53,7 +53,7 @@ export function isWeightRoute(s: FakeServer, method: string, path: string): bool
   if (method === "GET")
     return (
       (s.kind === "vllm" && (path === "/is_paused" || path === "/weight_info")) ||
-      (s.kind === "sglang" && (path === "/get_weight_version" || path === "/flush_cache"))
+      (s.kind === "sglang" && path === "/get_weight_version")
     );
   return (s.kind === "vllm" ? VLLM_POST : s.kind === "sglang" ? SGLANG_POST : new Set()).has(path);
 }
@@ -67,6 +67,8 @@ export async function handleWeights(
 ): Promise<void> {
   const w = s.weights as State;
   const b = isObj(body) ? body : {};
+  const delay = w.takeDelay(path);
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   const r =
     s.kind === "vllm" ? await vllm(s, w, path, query, b, body) : await sglang(s, w, path, b);
   w.calls.push({
@@ -193,6 +195,12 @@ async function sglang(s: FakeServer, w: State, path: string, b: Json): Promise<R
       if (w.adapters.has(name))
         return lora(false, `LoRA with name ${name} already exists. ${loaded()}`);
       if (injected) return lora(false, injected);
+      const max = s.options.weightSync?.maxLoadedAdapters;
+      if (max !== undefined && w.adapters.size >= max)
+        return lora(
+          false,
+          `Failed to load LoRA adapter ${name} as the maximum number of loaded LoRA adapters (${max}) has been reached. Please unload some LoRA adapters or increase max_loaded_loras.`,
+        );
       const bad = existsSync(dir)
         ? await inspect(dir, "lora", s.options.weightSync?.baseModel)
         : `${dir} does not exist`;
@@ -216,11 +224,9 @@ async function sglang(s: FakeServer, w: State, path: string, b: Json): Promise<R
       if (typeof b.model_path !== "string")
         return { status: 400, body: errorBody(s, 400, "model_path is required", path, null) };
       if (injected) return update(false, injected);
-      // unpaused, the update takes the model lock: running requests finish, new ones wait
-      if (!w.paused) {
-        w.hold(true);
-        await until(() => w.running === 0);
-      }
+      // the update takes the model lock: running requests finish, new ones wait
+      w.hold(true);
+      await until(() => w.running === 0);
       try {
         const bad = await inspect(b.model_path, "full", s.options.weightSync?.baseModel);
         if (bad) return update(false, `Failed to get weights iterator: ${bad}`);
@@ -237,18 +243,6 @@ async function sglang(s: FakeServer, w: State, path: string, b: Json): Promise<R
     }
     case "/get_weight_version":
       return { status: 200, body: { weight_version: s.config.weightVersion } };
-    case "/pause_generation":
-      w.paused = true;
-      return { status: 200, body: { message: "Generation paused successfully.", status: "ok" } };
-    case "/continue_generation":
-      w.paused = false;
-      w.hold(false);
-      return { status: 200, body: { message: "Generation continued successfully.", status: "ok" } };
-    case "/flush_cache":
-      return {
-        status: w.running > 0 ? 400 : 200,
-        body: "Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n",
-      };
   }
   return { status: 404, body: { detail: "Not Found" } };
 }
