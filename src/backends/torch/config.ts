@@ -104,8 +104,10 @@ function externalSamplerSchema<E extends "vllm" | "sglang">(engine: E) {
     /** The servers' root URLs (http://host:port); generation is spread across them. */
     urls: z.array(ServerUrlSchema).min(1, "name at least one server URL"),
     /**
-     * Where each version's weights are written for the servers to read (default: the trainer's
-     * exchange directory). Servers on other machines need a filesystem they share with the
+     * Where each version's weights are written for the servers to read. Default: the trainer's
+     * exchange directory — mode 0700, under /dev/shm where it exists (full weights sit in RAM),
+     * removed on close but left behind after a kill -9 — so the servers must run as the same user
+     * on the same machine. Servers on other machines need a filesystem they share with the
      * trainer, at the same path.
      */
     syncDir: z.string().min(1).optional(),
