@@ -35,7 +35,7 @@ import torch.distributed as dist
 from safetensors.torch import save_file
 
 from rllm_worker import checkpoint
-from rllm_worker.fsdp import DistributedTrainer
+from rllm_worker.fsdp import DistributedTrainer, check_shardable
 from rllm_worker.model import lora_config, resolve_dtype, resolve_model_dir
 from rllm_worker.rpc import ProtocolError, Server
 from rllm_worker.trainer import _string, _tensors, check_init, check_optim

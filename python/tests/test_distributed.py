@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from safetensors.torch import load_file, save_file
+from transformers import BertConfig
 
 from rllm_worker.fsdp import share
 from rllm_worker.trainer import Trainer
@@ -186,6 +187,10 @@ def test_a_bad_request_is_an_error_reply_and_the_group_serves_on(worker, model_d
                                                "proximal": "sampling"})
     assert msg["error"]["type"] == "ValueError" and "outside the model's vocabulary" in msg["error"]["message"]
     assert worker.call_raw("load", {"dir": str(tmp_path)})["error"]["type"] == "FileNotFoundError"
+    bert = tmp_path / "bert"  # a model FSDP2 cannot wrap (no decoder layer class): refused before the broadcast
+    BertConfig(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32).save_pretrained(bert)
+    msg = worker.call_raw("init", init_params(str(bert)))
+    assert msg["error"]["type"] == "ValueError" and "cannot shard BertLMHeadModel" in msg["error"]["message"]
     assert worker.call("optim_step", OPTIM)["step"] >= 1  # still serving, every rank
 
 
