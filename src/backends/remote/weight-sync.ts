@@ -94,7 +94,7 @@ export function adapterName(version: number): string {
 }
 
 /** The base model of a GET /v1/models body: the first card that is not an adapter. */
-export function baseModelOf(url: string, body: unknown): string {
+function baseModelOf(url: string, body: unknown): string {
   const data = (body as { data?: unknown } | null)?.data;
   if (Array.isArray(data))
     for (const m of data as { id?: unknown; parent?: unknown }[])

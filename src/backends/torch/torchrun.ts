@@ -96,7 +96,7 @@ export function otherNodeCommand(launch: NodeLaunch): string {
 
 // ── the world the hello reports ──────────────────────────────────────────────────────────────────
 
-export const WorldSchema = z.strictObject({
+const WorldSchema = z.strictObject({
   size: z.number().int().min(1),
   nodes: z.number().int().min(1),
   ranks: z.array(
@@ -325,7 +325,7 @@ const LOST_PEER =
   /Connection (?:closed|reset) by peer|remote (?:worker|process|peer)|Broken pipe|DistNetworkError|NCCL communicator was aborted/i;
 
 /** Whether an error message only says that another rank went away. */
-export function lostPeer(message: string): boolean {
+function lostPeer(message: string): boolean {
   return LOST_PEER.test(message);
 }
 
