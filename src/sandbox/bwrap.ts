@@ -41,6 +41,7 @@ import { INIT_SOURCE } from "./bwrap-init.js";
 import { BwrapSession, type InitChannel, InitChannelImpl } from "./bwrap-session.js";
 import { CgroupParent, type SandboxCgroup } from "./cgroup.js";
 import type { BwrapSandboxConfig } from "./config.js";
+import { seccompFilter } from "./seccomp.js";
 import { resolveSpec } from "./spec.js";
 import {
   type Sandbox,
@@ -70,6 +71,8 @@ const ETC_SHARED = [
 ];
 /** Top-level system dirs: bound read-only, or recreated as the symlinks they are (merged /usr). */
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+const SECCOMP = seccompFilter();
 
 const CAPABILITIES: SandboxCapabilities = {
   limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
@@ -157,10 +160,13 @@ export class BwrapBackend implements SandboxBackend {
         fds,
       );
       const child = spawn(this.config.bwrap, args, {
-        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", ...fds],
+        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe", ...fds],
         env: {},
         ...this.runAs,
       });
+      const seccompPipe = (child.stdio as unknown[])[5] as NodeJS.WritableStream;
+      if (SECCOMP) seccompPipe.end(SECCOMP);
+      else seccompPipe.end();
       const init = await startInit(child, cgroup);
       const sandbox = new BwrapSession(id, init, {
         limits,
@@ -191,7 +197,9 @@ export class BwrapBackend implements SandboxBackend {
     fds: number[],
   ): string[] {
     const mib = (n: number) => String(Math.ceil(n * 2 ** 20));
-    const args = ["--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"];
+    const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"];
+    args.push("--new-session", "--as-pid-1");
+    if (SECCOMP) args.push("--seccomp", "5");
     args.push("--cap-drop", "ALL", "--hostname", "sandbox");
     if (network) args.push("--share-net");
     args.push("--ro-bind", "/usr", "/usr");
@@ -225,7 +233,7 @@ export class BwrapBackend implements SandboxBackend {
         );
       }
       fds.push(fd);
-      args.push("--ro-bind-fd", String(5 + fds.length - 1), path);
+      args.push("--ro-bind-fd", String(6 + fds.length - 1), path);
     }
     args.push("--chdir", "/work", "--clearenv", "--setenv", "PATH", SANDBOX_PATH);
     args.push("--info-fd", "3", "--block-fd", "4");
