@@ -1,0 +1,559 @@
+/**
+ * The `code` grader: the program in a model's response, run in a sandbox against the task's tests.
+ * Reward 1 when every test passes, else 0; `metadata.tests` gives each test's outcome.
+ *
+ * The task says what to run (`task.data`, checked by CodeTaskSchema; a task that does not fit is
+ * an error naming it, never a 0):
+ * - `language`: "python" (default), "javascript" or "typescript".
+ * - `prelude`: code put before the program (HumanEval's prompt: its imports and signature;
+ *   LiveCodeBench's import block).
+ * - `tests`, by `kind`:
+ *   - `check` (HumanEval): `test` defines `check(candidate)`; it is called with the program's
+ *     `entryPoint`. One test.
+ *   - `asserts` (MBPP): each of `asserts` is one test (statements run after the program, and after
+ *     `setup` — MBPP's test_setup_code — when given).
+ *   - `call` (LiveCodeBench functional): `fnName` is called — as a method of `Solution()` when the
+ *     program defines `class Solution`, else as a top-level function — with each case's `input`
+ *     lines as JSON arguments; the return value must equal `output` (JSON) as Python's `==` says.
+ *   - `stdio` (LiveCodeBench stdin, APPS, TACO): the program runs once per case with `input` on
+ *     stdin; its stdout must match `output` under `compare` (code-compare.ts).
+ *
+ * The program is the response's last fenced code block (``` or ~~~, any language tag or none; an
+ * unclosed last fence runs to the end, as in CommonMark), else the whole response.
+ *
+ * Running: each grade acquires a sandbox from the `SandboxSource`, works in a fresh directory of
+ * it, and releases it. stdio cases run as one exec each, under the per-test timeout, and are judged
+ * on the host. The other kinds run in one exec of a runner (code-runners.ts) that times each step
+ * and reports through a nonce-checked result file, never through stdout. Every exec's timeout is
+ * cut to what is left of the task's budget; tests the budget never reached are `timeout`.
+ *
+ * Outcomes: `pass`, `fail` (wrong answer, failed assert), `error` (exception, crash, exit before
+ * the tests ended, memory/output/process limit), `timeout`, and `skipped` (not run because an
+ * earlier test failed and `stopOnFailure` is on). An unusable sandbox — the interpreter missing,
+ * TypeScript on a Node that cannot strip types, a sandbox error — is thrown, not scored: it is
+ * not the model's doing.
+ *
+ * TypeScript: types are stripped in the sandbox by Node's own `module.stripTypeScriptTypes`
+ * (Node ≥ 22.13 or ≥ 23.2; strip mode, so enums and namespaces are a program error), then the
+ * program runs as JavaScript. On an older Node the grade throws, naming the version.
+ * JavaScript programs are scripts (no `import`/`export`; `require` works), run by `node` as is
+ * for stdio and in one `vm` context with their tests otherwise.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { SandboxSource } from "../sandbox/shared.js";
+import type { ExecResult, Sandbox, SandboxSpec } from "../sandbox/types.js";
+import type { EvalOutput, Task } from "../types/index.js";
+import { OUTPUT_COMPARES, outputMismatch, parsePyJson, pyEqual } from "./code-compare.js";
+import { NODE_RUNNER, PYTHON_RUNNER } from "./code-runners.js";
+
+export type { SandboxSource };
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const CaseSchema = z.strictObject({ input: z.string(), output: z.string() });
+
+export const CodeTestsSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("check"),
+    test: z.string().min(1),
+    entryPoint: z.string().regex(IDENTIFIER, "must be an identifier"),
+  }),
+  z.strictObject({
+    kind: z.literal("asserts"),
+    asserts: z.array(z.string().min(1)).min(1),
+    setup: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("call"),
+    fnName: z.string().regex(IDENTIFIER, "must be an identifier"),
+    cases: z.array(CaseSchema).min(1),
+  }),
+  z.strictObject({
+    kind: z.literal("stdio"),
+    cases: z.array(CaseSchema).min(1),
+    compare: z.enum(OUTPUT_COMPARES as [string, ...string[]]).default("whitespace"),
+  }),
+]);
+export type CodeTests = z.infer<typeof CodeTestsSchema>;
+
+export const CodeLanguageSchema = z.enum(["python", "javascript", "typescript"]);
+export type CodeLanguage = z.infer<typeof CodeLanguageSchema>;
+
+/** The fields of `task.data` the grader reads (others are ignored). */
+export const CodeTaskSchema = z.object({
+  language: CodeLanguageSchema.default("python"),
+  prelude: z.string().optional(),
+  tests: CodeTestsSchema,
+});
+export type CodeTask = z.infer<typeof CodeTaskSchema>;
+
+export const CodeGraderOptionsSchema = z.strictObject({
+  /** Wall-clock seconds per test (per stdio case; per runner step). Default 6, LiveCodeBench's. */
+  testTimeoutS: z.number().positive().default(6),
+  /** Wall-clock seconds for all of a task's execs together. Default 60. */
+  taskTimeoutS: z.number().positive().default(60),
+  /** Stop at the first test that does not pass (the rest are `skipped`). Default true. */
+  stopOnFailure: z.boolean().default(true),
+  /** The spec each sandbox is acquired with (limits, hostPaths for an interpreter outside /usr). */
+  spec: z.custom<SandboxSpec>((v) => v !== null && typeof v === "object").optional(),
+  /** The Python command. Default ["python3"]. */
+  python: z.array(z.string().min(1)).min(1).default(["python3"]),
+  /** The Node command. Default ["node"]. */
+  node: z.array(z.string().min(1)).min(1).default(["node"]),
+  /** Bytes of stdout/stderr kept per exec; more kills the program. Default 4 MiB. */
+  maxOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
+});
+export type CodeGraderOptions = z.input<typeof CodeGraderOptionsSchema>;
+type Options = z.infer<typeof CodeGraderOptionsSchema>;
+
+export type CodeTestOutcome = "pass" | "fail" | "error" | "timeout" | "skipped";
+export interface CodeTestResult {
+  outcome: CodeTestOutcome;
+  reason?: string;
+}
+
+export interface ExtractedProgram {
+  code: string;
+  /** The fence's language tag ("" when none); undefined when the whole response was taken. */
+  fence?: string;
+}
+
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^`]*)$/;
+
+/** The last fenced code block of `response` (CommonMark fences), else the whole response. */
+export function extractProgram(response: string): ExtractedProgram {
+  const lines = response.split(/\r?\n/);
+  let last: ExtractedProgram | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE_OPEN.exec(lines[i]!);
+    if (!open) continue;
+    const marker = open[1]!;
+    const indent = lines[i]!.length - lines[i]!.trimStart().length;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const line = lines[j]!;
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+      if (close && close[1]![0] === marker[0] && close[1]!.length >= marker.length) break;
+      body.push(line.replace(new RegExp(`^ {0,${indent}}`), ""));
+    }
+    last = { code: body.join("\n"), fence: open[2]!.trim().split(/\s+/)[0] ?? "" };
+    i = j;
+  }
+  return last ?? { code: response };
+}
+
+/** The task's code fields, checked; a task that lacks them is an error naming it. */
+export function readCodeTask(task: Task): CodeTask {
+  const parsed = CodeTaskSchema.safeParse(task.data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(
+      `task ${task.id}: data.${issue.path.join(".") || "(root)"} ${issue.message} (the code grader needs data.tests; see rewards/code.ts)`,
+    );
+  }
+  return parsed.data;
+}
+
+/** What one grade needs while it runs. */
+interface Run {
+  sandbox: Sandbox;
+  dir: string;
+  nonce: string;
+  options: Options;
+  deadline: number;
+}
+
+function secondsLeft(run: Run): number {
+  return (run.deadline - Date.now()) / 1000;
+}
+
+const BUDGET_SPENT = "the task's time budget ran out before this test";
+
+function shorten(text: string, max = 300): string {
+  const flat = text.trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split("\n");
+  return shorten(lines[lines.length - 1] ?? "", 200);
+}
+
+/** Why an exec ended badly, as a test outcome; null when it ended by itself with exit code 0. */
+export function execFailure(result: ExecResult, what = "the program"): CodeTestResult | null {
+  const stderr = result.stderr.trim() ? `: ${lastLine(result.stderr)}` : "";
+  switch (result.limit) {
+    case "timeout":
+      return { outcome: "timeout", reason: `${what} ran past its time limit` };
+    case "cpu":
+      return { outcome: "timeout", reason: `${what} ran past its CPU-time limit` };
+    case "memory":
+      return { outcome: "error", reason: `${what} was killed by the memory limit` };
+    case "output":
+      return { outcome: "error", reason: `${what} wrote more output than the limit` };
+    case "pids":
+      return { outcome: "error", reason: `${what} hit the process limit (a fork was refused)` };
+    case "disk":
+      return { outcome: "error", reason: `${what} hit the disk limit` };
+    default:
+      break;
+  }
+  if (result.signal) return { outcome: "error", reason: `${what} was killed by ${result.signal}` };
+  if (result.exitCode !== 0) {
+    return { outcome: "error", reason: `${what} exited with code ${result.exitCode}${stderr}` };
+  }
+  return null;
+}
+
+async function exec(run: Run, command: string[], stdin?: string, timeoutS?: number) {
+  return run.sandbox.exec(command, {
+    cwd: run.dir,
+    stdin,
+    timeoutS: Math.max(0.1, Math.min(timeoutS ?? run.options.testTimeoutS, secondsLeft(run))),
+    maxOutputBytes: run.options.maxOutputBytes,
+    env: { PYTHONIOENCODING: "utf-8", PYTHONDONTWRITEBYTECODE: "1" },
+  });
+}
+
+function interpreter(run: Run, language: CodeLanguage): string[] {
+  return language === "python" ? run.options.python : run.options.node;
+}
+
+/** The file the program is written to, by language. */
+function programFile(language: CodeLanguage): string {
+  return language === "python"
+    ? "solution.py"
+    : language === "typescript"
+      ? "solution.ts"
+      : "solution.js";
+}
+
+interface Record_ {
+  test?: number;
+  status?: string;
+  reason?: string;
+  value?: string;
+  started?: boolean;
+  loaded?: boolean;
+  done?: boolean;
+  unsupported?: string;
+}
+
+/** The runner's records; a line without the nonce means the program wrote to the file itself. */
+function parseRecords(text: string, nonce: string): { records: Record_[]; forged: boolean } {
+  const records: Record_[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let record: (Record_ & { nonce?: unknown }) | undefined;
+    try {
+      record = JSON.parse(line) as Record_ & { nonce?: unknown };
+    } catch {
+      return { records, forged: true };
+    }
+    if (record === null || typeof record !== "object" || record.nonce !== nonce) {
+      return { records, forged: true };
+    }
+    records.push(record);
+  }
+  return { records, forged: false };
+}
+
+async function readResult(run: Run): Promise<string> {
+  try {
+    return new TextDecoder().decode(await run.sandbox.download(`${run.dir}/result.jsonl`));
+  } catch {
+    return ""; // the runner never created it: the exec result says why
+  }
+}
+
+interface RunnerOutcome {
+  /** The program (or the test setup) did not load: every result says so. */
+  loadFailed: boolean;
+  results: CodeTestResult[];
+  /** Per test, the returned value's JSON text (call mode). */
+  values: (string | undefined)[];
+}
+
+/** Runs the runner over `count` tests and turns its records into outcomes. */
+async function runRunner(
+  run: Run,
+  language: CodeLanguage,
+  spec: Record<string, unknown>,
+  count: number,
+): Promise<RunnerOutcome> {
+  const python = language === "python";
+  const runner = python ? "rllm_runner.py" : "rllm_runner.cjs";
+  await run.sandbox.upload([
+    { path: `${run.dir}/${runner}`, content: python ? PYTHON_RUNNER : NODE_RUNNER },
+  ]);
+  const full = {
+    result: "result.jsonl",
+    timeout: run.options.testTimeoutS,
+    stopOnFailure: run.options.stopOnFailure,
+    typescript: language === "typescript",
+    ...spec,
+  };
+  const budget = (count + 2) * run.options.testTimeoutS + 5;
+  const result = await exec(
+    run,
+    [...interpreter(run, language), runner],
+    `${run.nonce}\n${JSON.stringify(full)}`,
+    budget,
+  );
+  const { records, forged } = parseRecords(await readResult(run), run.nonce);
+  const failure = forged
+    ? { outcome: "error" as const, reason: "the result file holds lines the runner did not write" }
+    : null;
+  if (!records.some((r) => r.started) && !forged) {
+    throw new Error(
+      `the code grader's ${language} runner did not start in the sandbox (${[...interpreter(run, language), runner].join(" ")}): ` +
+        `${execFailure(result, "it")?.reason ?? "no result file"}; stderr: ${shorten(result.stderr)}`,
+    );
+  }
+  const unsupported = records.find((r) => r.unsupported)?.unsupported;
+  if (unsupported) throw new Error(`the code grader cannot run this task: ${unsupported}`);
+  return outcomesOf(records, count, failure ?? execFailure(result), result);
+}
+
+function outcomesOf(
+  records: Record_[],
+  count: number,
+  failure: CodeTestResult | null,
+  result: ExecResult,
+): RunnerOutcome {
+  const results: CodeTestResult[] = [];
+  const values: (string | undefined)[] = [];
+  const done = records.some((r) => r.done) && failure === null;
+  const load = records.find((r) => r.test === -1);
+  if (load) {
+    const reason = `the program did not load: ${load.reason ?? load.status}`;
+    const outcome: CodeTestOutcome = load.status === "timeout" ? "timeout" : "error";
+    const results = Array.from({ length: count }, (): CodeTestResult => ({ outcome, reason }));
+    return { loadFailed: true, results, values };
+  }
+  const byTest = new Map(records.filter((r) => r.test !== undefined).map((r) => [r.test!, r]));
+  let blamed = false;
+  for (let i = 0; i < count; i++) {
+    const record = byTest.get(i);
+    if (record && !failure) {
+      if (record.status === "value") {
+        results.push({ outcome: "pass" });
+        values[i] = record.value;
+      } else {
+        const outcome = (record.status ?? "error") as CodeTestOutcome;
+        results.push(record.reason ? { outcome, reason: record.reason } : { outcome });
+      }
+    } else if (done || blamed) {
+      results.push({ outcome: "skipped", reason: "an earlier test did not pass" });
+    } else {
+      blamed = true;
+      const why = failure ??
+        execFailure(result) ?? {
+          outcome: "error" as const,
+          reason: "the program exited (code 0) before the tests finished",
+        };
+      results.push(
+        records.some((r) => r.loaded) || why.outcome !== "error"
+          ? why
+          : { ...why, reason: `while loading: ${why.reason}` },
+      );
+    }
+  }
+  return { loadFailed: false, results, values };
+}
+
+/** stdio: one exec per case, judged here. */
+async function runStdio(
+  run: Run,
+  language: CodeLanguage,
+  tests: Extract<CodeTests, { kind: "stdio" }>,
+): Promise<CodeTestResult[]> {
+  let file = programFile(language);
+  if (language === "typescript") {
+    const spec = { mode: "strip", program: file, output: "solution.js" };
+    const stripped = await runRunner(run, "typescript", spec, tests.cases.length);
+    if (stripped.loadFailed) return stripped.results;
+    file = "solution.js";
+  }
+  const results: CodeTestResult[] = [];
+  let stop = false;
+  for (const testCase of tests.cases) {
+    if (stop) {
+      results.push({ outcome: "skipped", reason: "an earlier test did not pass" });
+      continue;
+    }
+    if (secondsLeft(run) <= 0) {
+      results.push({ outcome: "timeout", reason: BUDGET_SPENT });
+      continue;
+    }
+    const result = await exec(run, [...interpreter(run, language), file], testCase.input);
+    const failure = execFailure(result);
+    let outcome: CodeTestResult;
+    if (failure) outcome = failure;
+    else {
+      const mismatch = outputMismatch(result.stdout, testCase.output, tests.compare as never);
+      outcome = mismatch
+        ? { outcome: "fail", reason: `wrong output: ${mismatch}` }
+        : { outcome: "pass" };
+    }
+    results.push(outcome);
+    stop = outcome.outcome !== "pass" && run.options.stopOnFailure;
+  }
+  return results;
+}
+
+/** call: the runner returns values; they are compared here. */
+function judgeValues(
+  outcome: RunnerOutcome,
+  tests: Extract<CodeTests, { kind: "call" }>,
+  stopOnFailure: boolean,
+): CodeTestResult[] {
+  let stop = false;
+  return outcome.results.map((result, i) => {
+    if (stop) return { outcome: "skipped", reason: "an earlier test did not pass" };
+    const value = outcome.values[i];
+    let judged = result;
+    if (result.outcome === "pass") {
+      const expected = parsePyJson(tests.cases[i]!.output);
+      judged = pyEqual(parsePyJson(value ?? "null"), expected)
+        ? result
+        : {
+            outcome: "fail",
+            reason: `wrong answer: expected ${shorten(tests.cases[i]!.output, 100)}, got ${shorten(value ?? "", 100)}`,
+          };
+    }
+    stop = judged.outcome !== "pass" && stopOnFailure;
+    return judged;
+  });
+}
+
+async function runTests(run: Run, task: CodeTask): Promise<CodeTestResult[]> {
+  const { tests, language } = task;
+  const program = programFile(language);
+  switch (tests.kind) {
+    case "stdio":
+      return runStdio(run, language, tests);
+    case "check":
+      return (
+        await runRunner(
+          run,
+          language,
+          { mode: "check", program, tests: [tests.test], entryPoint: tests.entryPoint },
+          1,
+        )
+      ).results;
+    case "asserts":
+      return (
+        await runRunner(
+          run,
+          language,
+          { mode: "asserts", program, tests: tests.asserts, setup: tests.setup ?? null },
+          tests.asserts.length,
+        )
+      ).results;
+    case "call": {
+      const spec = {
+        mode: "call",
+        program,
+        fnName: tests.fnName,
+        tests: tests.cases.map((c) => c.input),
+      };
+      const outcome = await runRunner(run, language, spec, tests.cases.length);
+      return judgeValues(outcome, tests, run.options.stopOnFailure);
+    }
+  }
+}
+
+/** Checks what the sandbox must hold for `language`; an interpreter that does not run is thrown. */
+async function checkInterpreter(run: Run, language: CodeLanguage): Promise<void> {
+  const probe = language === "python" ? ["-c", "pass"] : ["-e", ""];
+  const result = await exec(run, [...interpreter(run, language), ...probe], undefined, 30);
+  if (result.exitCode !== 0) {
+    const command = interpreter(run, language).join(" ");
+    throw new Error(
+      `the code grader cannot run ${language} in the sandbox: "${command}" ${execFailure(result, "it")?.reason ?? "failed"}; ` +
+        `set the grader's ${language === "python" ? "python" : "node"} option or the sandbox spec's hostPaths`,
+    );
+  }
+}
+
+function summary(results: CodeTestResult[]): string {
+  const passed = results.filter((r) => r.outcome === "pass").length;
+  if (passed === results.length) return `all ${results.length} test(s) passed`;
+  const index = results.findIndex((r) => r.outcome !== "pass");
+  const first = results[index]!;
+  return `test ${index + 1} of ${results.length}: ${first.outcome}${first.reason ? ` (${first.reason})` : ""}`;
+}
+
+function zero(reason: string, extra: Record<string, unknown> = {}): EvalOutput {
+  return { reward: 0, isCorrect: false, metadata: { reason, ...extra } as never };
+}
+
+/**
+ * The `code` grader over `source`. Options are checked once, here (unknown keys are an error).
+ */
+export function codeGrader(
+  source: SandboxSource,
+  options: CodeGraderOptions = {},
+): (task: Task, response: string) => Promise<EvalOutput> {
+  const parsed = CodeGraderOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`code grader option ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  const opts = parsed.data;
+  const checked = new Set<CodeLanguage>();
+  return async (task: Task, response: string): Promise<EvalOutput> => {
+    const codeTask = readCodeTask(task);
+    const extracted = extractProgram(response);
+    const from =
+      extracted.fence === undefined
+        ? "the whole response (no fenced code block)"
+        : "the last fenced code block";
+    const base = { language: codeTask.language, programFrom: from };
+    if (extracted.code.trim() === "") return zero(`no program: ${from} is empty`, base);
+    const program = codeTask.prelude ? `${codeTask.prelude}\n${extracted.code}` : extracted.code;
+    const sandbox = await source.acquire(opts.spec);
+    try {
+      const nonce = randomBytes(16).toString("hex");
+      const dir = `rllm-code-${nonce.slice(0, 12)}`;
+      const run: Run = {
+        sandbox,
+        dir,
+        nonce,
+        options: opts,
+        deadline: Date.now() + opts.taskTimeoutS * 1000,
+      };
+      await sandbox.upload([
+        { path: `${dir}/${programFile(codeTask.language)}`, content: program },
+      ]);
+      const runtime = codeTask.language === "python" ? "python" : "javascript";
+      if (!checked.has(runtime)) {
+        await checkInterpreter(run, runtime);
+        checked.add(runtime);
+        run.deadline = Date.now() + opts.taskTimeoutS * 1000;
+      }
+      const results = await runTests(run, codeTask);
+      const passed = results.filter((r) => r.outcome === "pass").length;
+      const ok = passed === results.length;
+      return {
+        reward: ok ? 1 : 0,
+        isCorrect: ok,
+        metadata: {
+          reason: summary(results),
+          ...base,
+          passed,
+          total: results.length,
+          tests: results.map((r) => ({ ...r })),
+        } as never,
+      };
+    } finally {
+      await source.release(sandbox);
+    }
+  };
+}
