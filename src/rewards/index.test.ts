@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
+import { closeSharedSandboxes } from "../sandbox/shared.js";
 import { type GraderName, getGrader, graderNames, graders, isGraderName } from "./index.js";
 
 test("the registry holds every built-in grader", () => {
-  const expected: GraderName[] = ["math", "qa_f1", "qa_em", "countdown", "multiple_choice"];
+  const expected: GraderName[] = ["math", "qa_f1", "qa_em", "countdown", "multiple_choice", "code"];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
     assert.equal(typeof graders[name], "function");
@@ -18,7 +19,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code.',
       ),
   );
 });
@@ -35,4 +36,14 @@ test("registry graders grade through the shared contract", async () => {
   assert.equal(cd.reward, 0); // the registry's countdown has no format score
   const mc = await getGrader("multiple_choice")({ id: "m", data: { answer: "B" } }, "Answer: B");
   assert.equal(mc.isCorrect, true);
+});
+
+after(closeSharedSandboxes);
+
+test("the registry's code grader runs programs in the process's shared sandbox pool", async () => {
+  const task = { id: "k", data: { tests: { kind: "asserts", asserts: ["assert inc(1) == 2"] } } };
+  const right = await getGrader("code")(task, "```python\ninc = lambda x: x + 1\n```");
+  assert.equal(right.reward, 1);
+  const wrong = await getGrader("code")(task, "```python\ninc = lambda x: x\n```");
+  assert.equal(wrong.reward, 0);
 });
