@@ -51,7 +51,16 @@ if (existsSync(sharedDir)) {
 
 test("the catalog lists the built-in benchmarks with known graders and coherent splits", () => {
   const names = listBenchmarks().map((e) => e.name);
-  assert.deepEqual(names, ["gsm8k", "math500", "aime_2024", "aime_2025", "hotpotqa", "countdown"]);
+  assert.deepEqual(names, [
+    "gsm8k",
+    "math500",
+    "aime_2024",
+    "aime_2025",
+    "hotpotqa",
+    "countdown",
+    "humaneval",
+    "mbpp",
+  ]);
   for (const entry of listBenchmarks()) {
     assert.ok(isGraderName(entry.grader), entry.name);
     assert.ok(entry.source.splits.includes(entry.source.defaultSplit), entry.name);

@@ -9,9 +9,12 @@
  * - hotpotqa: `data.question`, `data.answer`, `data.context` ({title, sentences}[]),
  *   `data.supportingFacts` ({title, sentence}[]), `data.type`, `data.level`.
  * - countdown: `data.numbers`, `data.target`, `data.solution`.
+ * - code (humaneval, mbpp, livecodebench; code.ts): `data.question`, `data.language`,
+ *   `data.prelude`, `data.tests` as the code grader reads them (rewards/code.ts).
  */
 import type { GraderName } from "../rewards/index.js";
 import type { ChatMessage, Task } from "../types/index.js";
+import { humaneval, mbpp } from "./code.js";
 import {
   COUNTDOWN_OPS,
   COUNTDOWN_PRESETS,
@@ -47,6 +50,16 @@ export interface BenchmarkSource {
   files?: Record<string, string>;
   /** The Hub's name for a split where it differs from ours (AIME's only Hub split is "train"). */
   hfSplits?: Record<string, string>;
+  /**
+   * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
+   * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and
+   * `splitOf` says which split a row belongs to (throwing a BenchmarkRowError for a row it cannot
+   * place). Row positions are then counted within the split.
+   */
+  oneFile?: {
+    name: string;
+    splitOf(row: Record<string, unknown>, index: number): string | undefined;
+  };
 }
 
 export interface BenchmarkGenerator {
@@ -430,6 +443,8 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   aimeEntry("aime_2025", 2025, "yentinglin/aime_2025"),
   hotpotqa,
   countdown,
+  humaneval,
+  mbpp,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));

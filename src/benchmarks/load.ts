@@ -244,6 +244,8 @@ async function locateSplit(
     const found = await findSplitFile(dir, split);
     if (found || entry.generator) return found;
     splitCheck(entry, split);
+    const whole = entry.source.oneFile && (await findSplitFile(dir, entry.source.oneFile.name));
+    if (whole) return whole;
     const present = await readdir(dir).catch(() => [] as string[]);
     const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
     throw new Error(
@@ -345,6 +347,25 @@ export async function loadBenchmark(
     return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
   }
 
-  const rows = await loadRows(path);
+  const rows = rowsOfSplit(entry, split, path, await loadRows(path));
   return select(rows, options, path).map(({ item, index }) => entry.toTask(item, index, split));
+}
+
+/**
+ * The rows of `split` when `path` is the benchmark's one file of every split (`source.oneFile`);
+ * else all of them. Row positions then count within the split, as in the Hub's per-split files.
+ */
+function rowsOfSplit(entry: BenchmarkEntry, split: string, path: string, rows: Row[]): Row[] {
+  const oneFile = entry.source.oneFile;
+  if (!oneFile || !isFileOf(path, oneFile.name)) return rows;
+  const picked = rows.filter((row, index) => oneFile.splitOf(row, index) === split);
+  if (picked.length === 0) {
+    throw new Error(`${path}: holds no rows of ${entry.name} split "${split}"`);
+  }
+  return picked;
+}
+
+function isFileOf(path: string, name: string): boolean {
+  const base = path.split("/").pop() ?? "";
+  return base === name || DATA_EXTENSIONS.some((ext) => base === `${name}${ext}`);
 }

@@ -369,6 +369,27 @@ test("ground truth and options the grader cannot use are errors naming them", as
     grade({ id: "t9", data: { language: "rust", tests: ADD_ASSERTS.data.tests } }, ADD),
     /task t9: data\.language/,
   );
+  const call = (input: string, output: string) => ({
+    id: "t9",
+    data: {
+      tests: {
+        kind: "call",
+        fnName: "f",
+        cases: [
+          { input: "1", output: "1" },
+          { input, output },
+        ],
+      },
+    },
+  });
+  await assert.rejects(
+    grade(call("1\n[2,", "1"), ADD),
+    /task t9: data\.tests\.cases\[1\] input line 2 is not JSON/,
+  );
+  await assert.rejects(
+    grade(call("1", "x"), ADD),
+    /task t9: data\.tests\.cases\[1\] output is not JSON/,
+  );
   assert.throws(() => codeGrader(pool, { timeout: 3 } as never), /code grader option/);
   assert.throws(() => codeGrader(pool, { testTimeoutS: 0 }), /testTimeoutS/);
   const noPython = codeGrader(pool, { python: ["python-none"] });

@@ -156,6 +156,24 @@ export function readCodeTask(task: Task): CodeTask {
       `task ${task.id}: data.${issue.path.join(".") || "(root)"} ${issue.message} (the code grader needs data.tests; see rewards/code.ts)`,
     );
   }
+  const { tests } = parsed.data;
+  if (tests.kind === "call") {
+    for (const [i, c] of tests.cases.entries()) {
+      const texts = [
+        ...c.input.split("\n").map((t, j) => [`input line ${j + 1}`, t]),
+        ["output", c.output],
+      ];
+      for (const [what, text] of texts) {
+        try {
+          parsePyJson(text!);
+        } catch (error) {
+          throw new Error(
+            `task ${task.id}: data.tests.cases[${i}] ${what} is not JSON (${(error as Error).message}); a call test's input lines and output are JSON values`,
+          );
+        }
+      }
+    }
+  }
   return parsed.data;
 }
 
