@@ -60,6 +60,7 @@ test("the catalog lists the built-in benchmarks with known graders and coherent 
     "countdown",
     "humaneval",
     "mbpp",
+    "livecodebench",
   ]);
   for (const entry of listBenchmarks()) {
     assert.ok(isGraderName(entry.grader), entry.name);

@@ -34,6 +34,7 @@ import {
   requireString,
   requireValue,
 } from "./fields.js";
+import { livecodebench } from "./livecodebench.js";
 
 export interface BenchmarkSource {
   /** Hugging Face Hub dataset id. Absent for generated benchmarks. */
@@ -445,6 +446,7 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   countdown,
   humaneval,
   mbpp,
+  livecodebench,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));

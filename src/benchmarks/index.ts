@@ -1,6 +1,15 @@
 export * from "./catalog.js";
+export { CODE_BLOCK_INSTRUCTION, humaneval, mbpp, mbppSplitOf } from "./code.js";
 export * from "./countdown.js";
 export * from "./defaults.js";
 export { BenchmarkRowError, type Row } from "./fields.js";
 export * from "./hub.js";
+export {
+  decodePrivateTests,
+  LCB_IMPORTS,
+  type LcbTest,
+  livecodebench,
+  PickleError,
+  unpickleString,
+} from "./livecodebench.js";
 export { type LoadBenchmarkOptions, loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
