@@ -224,6 +224,19 @@ test("stdio cases: one run each with its input, exact or whitespace-tolerant", a
   );
   assert.match(tests(wrong)[1]!.reason!, /token 1 differs: expected "30", got "3"/);
 
+  // Output: a flood is killed at the limit; a correct output longer than the option still fits.
+  const big: Task = {
+    id: "big",
+    data: { tests: { kind: "stdio", cases: [{ input: "", output: "x".repeat(5000) }] } },
+  };
+  const small = codeGrader(pool, { maxOutputBytes: 1000 });
+  assert.equal((await small(big, `${py}print("x" * 5000)${end}`)).reward, 1);
+  const flood = await small(big, `${py}while True:\n    print("x" * 1000)${end}`);
+  assert.deepEqual(tests(flood)[0], {
+    outcome: "error",
+    reason: "the program wrote more output than the limit",
+  });
+
   const crashes = await grade(loose, `${py}raise ValueError("bad input")${end}`);
   assert.match(tests(crashes)[0]!.reason!, /exited with code 1: ValueError: bad input/);
 });

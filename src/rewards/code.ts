@@ -100,7 +100,10 @@ export const CodeGraderOptionsSchema = z.strictObject({
   python: z.array(z.string().min(1)).min(1).default(["python3"]),
   /** The Node command. Default ["node"]. */
   node: z.array(z.string().min(1)).min(1).default(["node"]),
-  /** Bytes of stdout/stderr kept per exec; more kills the program. Default 4 MiB. */
+  /**
+   * Bytes of stdout/stderr kept per exec; more kills the program. Default 4 MiB (a stdio case
+   * always gets twice its expected output).
+   */
   maxOutputBytes: z
     .number()
     .int()
@@ -228,12 +231,18 @@ export function execFailure(result: ExecResult, what = "the program"): CodeTestR
   return null;
 }
 
-async function exec(run: Run, command: string[], stdin?: string, timeoutS?: number) {
+async function exec(
+  run: Run,
+  command: string[],
+  stdin?: string,
+  timeoutS = run.options.testTimeoutS,
+  maxOutputBytes = run.options.maxOutputBytes,
+) {
   return run.sandbox.exec(command, {
     cwd: run.dir,
     stdin,
-    timeoutS: Math.max(0.1, Math.min(timeoutS ?? run.options.testTimeoutS, secondsLeft(run))),
-    maxOutputBytes: run.options.maxOutputBytes,
+    timeoutS: Math.max(0.1, Math.min(timeoutS, secondsLeft(run))),
+    maxOutputBytes,
     env: { PYTHONIOENCODING: "utf-8", PYTHONDONTWRITEBYTECODE: "1" },
   });
 }
@@ -409,7 +418,13 @@ async function runStdio(
       results.push({ outcome: "timeout", reason: BUDGET_SPENT });
       continue;
     }
-    const result = await exec(run, [...interpreter(run, language), file], testCase.input);
+    // A correct program prints about the expected output: room for twice that, whatever the option.
+    const room = Math.max(
+      run.options.maxOutputBytes,
+      2 * Buffer.byteLength(testCase.output) + 4096,
+    );
+    const command = [...interpreter(run, language), file];
+    const result = await exec(run, command, testCase.input, undefined, room);
     const failure = execFailure(result);
     let outcome: CodeTestResult;
     if (failure) outcome = failure;
@@ -509,7 +524,7 @@ function summary(results: CodeTestResult[]): string {
 }
 
 function zero(reason: string, extra: Record<string, unknown> = {}): EvalOutput {
-  return { reward: 0, isCorrect: false, metadata: { reason, ...extra } as never };
+  return { reward: 0, isCorrect: false, metadata: { reason, ...extra } };
 }
 
 /**
@@ -568,7 +583,7 @@ export function codeGrader(
           passed,
           total: results.length,
           tests: results.map((r) => ({ ...r })),
-        } as never,
+        },
       };
     } finally {
       await source.release(sandbox);
