@@ -333,10 +333,15 @@ async function runRunner(
     budget,
   );
   const { records, forged } = parseRecords(await readResult(run), run.nonce);
-  const failure = forged
-    ? { outcome: "error" as const, reason: "the result file holds lines the runner did not write" }
-    : null;
-  if (!records.some((r) => r.started) && !forged) {
+  if (forged) {
+    const reason = "the result file holds lines the runner did not write";
+    const results = Array.from(
+      { length: count },
+      (): CodeTestResult => ({ outcome: "error", reason }),
+    );
+    return { loadFailed: true, results, values: [] };
+  }
+  if (!records.some((r) => r.started)) {
     throw new Error(
       `the code grader's ${language} runner did not start in the sandbox (${[...interpreter(run, language), runner].join(" ")}): ` +
         `${execFailure(result, "it")?.reason ?? "no result file"}; stderr: ${shorten(result.stderr)}`,
@@ -344,18 +349,16 @@ async function runRunner(
   }
   const unsupported = records.find((r) => r.unsupported)?.unsupported;
   if (unsupported) throw new Error(`the code grader cannot run this task: ${unsupported}`);
-  return outcomesOf(records, count, failure ?? execFailure(result), result);
+  return outcomesOf(records, count, result);
 }
 
-function outcomesOf(
-  records: Record_[],
-  count: number,
-  failure: CodeTestResult | null,
-  result: ExecResult,
-): RunnerOutcome {
-  const results: CodeTestResult[] = [];
+/**
+ * Test outcomes from the runner's records. A test without a record is the one the runner died in
+ * (the exec result says how) — or, after {done}, one it skipped; what the exec did after {done}
+ * (a leftover process) changes no verdict.
+ */
+function outcomesOf(records: Record_[], count: number, result: ExecResult): RunnerOutcome {
   const values: (string | undefined)[] = [];
-  const done = records.some((r) => r.done) && failure === null;
   const load = records.find((r) => r.test === -1);
   if (load) {
     const reason = `the program did not load: ${load.reason ?? load.status}`;
@@ -363,32 +366,28 @@ function outcomesOf(
     const results = Array.from({ length: count }, (): CodeTestResult => ({ outcome, reason }));
     return { loadFailed: true, results, values };
   }
+  const done = records.some((r) => r.done);
   const byTest = new Map(records.filter((r) => r.test !== undefined).map((r) => [r.test!, r]));
-  let blamed = false;
+  const results: CodeTestResult[] = [];
+  let blamed = done;
   for (let i = 0; i < count; i++) {
     const record = byTest.get(i);
-    if (record && !failure) {
-      if (record.status === "value") {
-        results.push({ outcome: "pass" });
-        values[i] = record.value;
-      } else {
-        const outcome = (record.status ?? "error") as CodeTestOutcome;
-        results.push(record.reason ? { outcome, reason: record.reason } : { outcome });
-      }
-    } else if (done || blamed) {
+    if (record?.status === "value") {
+      results.push({ outcome: "pass" });
+      values[i] = record.value;
+    } else if (record) {
+      const outcome = (record.status ?? "error") as CodeTestOutcome;
+      results.push(record.reason ? { outcome, reason: record.reason } : { outcome });
+    } else if (blamed) {
       results.push({ outcome: "skipped", reason: "an earlier test did not pass" });
     } else {
       blamed = true;
-      const why = failure ??
-        execFailure(result) ?? {
-          outcome: "error" as const,
-          reason: "the program exited (code 0) before the tests finished",
-        };
-      results.push(
-        records.some((r) => r.loaded) || why.outcome !== "error"
-          ? why
-          : { ...why, reason: `while loading: ${why.reason}` },
-      );
+      const why = execFailure(result) ?? {
+        outcome: "error" as const,
+        reason: "the program exited (code 0) before the tests finished",
+      };
+      const loading = !records.some((r) => r.loaded) && why.outcome === "error";
+      results.push(loading ? { ...why, reason: `while loading: ${why.reason}` } : why);
     }
   }
   return { loadFailed: false, results, values };
