@@ -3,6 +3,9 @@
  * forgeries a program can attempt, stdio comparison, JavaScript, and the budget.
  */
 import assert from "node:assert/strict";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { SandboxPool } from "../sandbox/pool.js";
 import { createSandboxBackend, SandboxConfigSchema } from "../sandbox/registry.js";
@@ -370,6 +373,52 @@ test("TypeScript runs where Node strips types, and is refused by name where it c
     );
   }
   assert.equal(counted.outstanding(), 0);
+});
+
+test("TypeScript's plumbing (strip, then vm or node), with a toy stripper standing in for Node's", async () => {
+  // Node < 22.13 has no module.stripTypeScriptTypes: a --require'd shim supplies a toy one that
+  // drops ": number" and refuses enums, as strip mode does.
+  const shim = join(tmpdir(), `rllm-ts-shim-${process.pid}.cjs`);
+  await writeFile(
+    shim,
+    `require("node:module").stripTypeScriptTypes = (code) => {
+      if (/\\benum\\b/.test(code)) throw new SyntaxError("TypeScript enum is not supported in strip-only mode");
+      return code.replace(/:\\s*number\\b/g, "");
+    };`,
+  );
+  try {
+    const ts = codeGrader(pool, { node: ["node", "--require", shim], spec: { hostPaths: [shim] } });
+    const asserts: Task = {
+      id: "ts-asserts",
+      data: {
+        language: "typescript",
+        tests: { kind: "asserts", asserts: ["assert.equal(twice(4), 8)"] },
+      },
+    };
+    const twice = "```ts\nfunction twice(x: number): number { return 2 * x; }\n```";
+    assert.equal((await ts(asserts, twice)).reward, 1);
+    const stdio: Task = {
+      id: "ts-stdio",
+      data: {
+        language: "typescript",
+        tests: { kind: "stdio", cases: [{ input: "21", output: "42" }] },
+      },
+    };
+    const doubler =
+      "```ts\nconst n: number = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n * 2);\n```";
+    assert.equal((await ts(stdio, doubler)).reward, 1);
+    const enumProgram = "```ts\nenum E { A }\nfunction twice(x: number) { return 2 * x; }\n```";
+    for (const task of [asserts, stdio]) {
+      const out = await ts(task, enumProgram);
+      assert.equal(out.reward, 0);
+      assert.match(
+        tests(out)[0]!.reason!,
+        /did not load: SyntaxError: TypeScript enum is not supported/,
+      );
+    }
+  } finally {
+    await rm(shim, { force: true });
+  }
 });
 
 test("ground truth and options the grader cannot use are errors naming them", async () => {
