@@ -10,7 +10,8 @@ import { after, test } from "node:test";
 import { SandboxPool } from "../sandbox/pool.js";
 import { createSandboxBackend, SandboxConfigSchema } from "../sandbox/registry.js";
 import type { EvalOutput, Task } from "../types/index.js";
-import { type CodeTestResult, codeGrader, extractProgram, type SandboxSource } from "./code.js";
+import { codeGrader, type SandboxSource } from "./code.js";
+import { type CodeTestResult, extractProgram } from "./code-task.js";
 
 const backend = await createSandboxBackend(SandboxConfigSchema.parse({}));
 const pool = new SandboxPool(backend, { size: 1 });

@@ -37,55 +37,29 @@
  * (Node ≥ 22.13 or ≥ 23.2; strip mode, so enums and namespaces are a program error), then the
  * program runs as JavaScript. On an older Node the grade throws, naming the version.
  * JavaScript programs are scripts (no `import`/`export`; `require` works), run by `node` as is
- * for stdio and in one `vm` context with their tests otherwise.
+ * for stdio and in one `vm` context with their tests otherwise. A JavaScript task's tests take the
+ * same four kinds: `check` code defines `function check(candidate)`, `asserts` are statements —
+ * both with `assert` (node:assert) in scope and an AssertionError counting as `fail`; `call` calls
+ * `new Solution()[fnName]` or a top-level `fnName`, the value compared as JSON.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { SandboxSource } from "../sandbox/shared.js";
 import type { ExecResult, Sandbox, SandboxSpec } from "../sandbox/types.js";
 import type { EvalOutput, Task } from "../types/index.js";
-import { OUTPUT_COMPARES, outputMismatch, parsePyJson, pyEqual } from "./code-compare.js";
+import { outputMismatch, parsePyJson, pyEqual } from "./code-compare.js";
 import { NODE_RUNNER, PYTHON_RUNNER } from "./code-runners.js";
+import {
+  type CodeLanguage,
+  type CodeTask,
+  type CodeTestOutcome,
+  type CodeTestResult,
+  type CodeTests,
+  extractProgram,
+  readCodeTask,
+} from "./code-task.js";
 
 export type { SandboxSource };
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const CaseSchema = z.strictObject({ input: z.string(), output: z.string() });
-
-export const CodeTestsSchema = z.discriminatedUnion("kind", [
-  z.strictObject({
-    kind: z.literal("check"),
-    test: z.string().min(1),
-    entryPoint: z.string().regex(IDENTIFIER, "must be an identifier"),
-  }),
-  z.strictObject({
-    kind: z.literal("asserts"),
-    asserts: z.array(z.string().min(1)).min(1),
-    setup: z.string().optional(),
-  }),
-  z.strictObject({
-    kind: z.literal("call"),
-    fnName: z.string().regex(IDENTIFIER, "must be an identifier"),
-    cases: z.array(CaseSchema).min(1),
-  }),
-  z.strictObject({
-    kind: z.literal("stdio"),
-    cases: z.array(CaseSchema).min(1),
-    compare: z.enum(OUTPUT_COMPARES as [string, ...string[]]).default("whitespace"),
-  }),
-]);
-export type CodeTests = z.infer<typeof CodeTestsSchema>;
-
-export const CodeLanguageSchema = z.enum(["python", "javascript", "typescript"]);
-export type CodeLanguage = z.infer<typeof CodeLanguageSchema>;
-
-/** The fields of `task.data` the grader reads (others are ignored). */
-export const CodeTaskSchema = z.object({
-  language: CodeLanguageSchema.default("python"),
-  prelude: z.string().optional(),
-  tests: CodeTestsSchema,
-});
-export type CodeTask = z.infer<typeof CodeTaskSchema>;
 
 export const CodeGraderOptionsSchema = z.strictObject({
   /** Wall-clock seconds per test (per stdio case; per runner step). Default 6, LiveCodeBench's. */
@@ -113,73 +87,6 @@ export const CodeGraderOptionsSchema = z.strictObject({
 export type CodeGraderOptions = z.input<typeof CodeGraderOptionsSchema>;
 type Options = z.infer<typeof CodeGraderOptionsSchema>;
 
-export type CodeTestOutcome = "pass" | "fail" | "error" | "timeout" | "skipped";
-export interface CodeTestResult {
-  outcome: CodeTestOutcome;
-  reason?: string;
-}
-
-export interface ExtractedProgram {
-  code: string;
-  /** The fence's language tag ("" when none); undefined when the whole response was taken. */
-  fence?: string;
-}
-
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^`]*)$/;
-
-/** The last fenced code block of `response` (CommonMark fences), else the whole response. */
-export function extractProgram(response: string): ExtractedProgram {
-  const lines = response.split(/\r?\n/);
-  let last: ExtractedProgram | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const open = FENCE_OPEN.exec(lines[i]!);
-    if (!open) continue;
-    const marker = open[1]!;
-    const indent = lines[i]!.length - lines[i]!.trimStart().length;
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length; j++) {
-      const line = lines[j]!;
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close && close[1]![0] === marker[0] && close[1]!.length >= marker.length) break;
-      body.push(line.replace(new RegExp(`^ {0,${indent}}`), ""));
-    }
-    last = { code: body.join("\n"), fence: open[2]!.trim().split(/\s+/)[0] ?? "" };
-    i = j;
-  }
-  return last ?? { code: response };
-}
-
-/** The task's code fields, checked; a task that lacks them is an error naming it. */
-export function readCodeTask(task: Task): CodeTask {
-  const parsed = CodeTaskSchema.safeParse(task.data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(
-      `task ${task.id}: data.${issue.path.join(".") || "(root)"} ${issue.message} (the code grader needs data.tests; see rewards/code.ts)`,
-    );
-  }
-  const { tests } = parsed.data;
-  if (tests.kind === "call") {
-    for (const [i, c] of tests.cases.entries()) {
-      const texts = [
-        ...c.input.split("\n").map((t, j) => [`input line ${j + 1}`, t]),
-        ["output", c.output],
-      ];
-      for (const [what, text] of texts) {
-        try {
-          parsePyJson(text!);
-        } catch (error) {
-          throw new Error(
-            `task ${task.id}: data.tests.cases[${i}] ${what} is not JSON (${(error as Error).message}); a call test's input lines and output are JSON values`,
-          );
-        }
-      }
-    }
-  }
-  return parsed.data;
-}
-
 /** What one grade needs while it runs. */
 interface Run {
   sandbox: Sandbox;
@@ -206,7 +113,7 @@ function lastLine(text: string): string {
 }
 
 /** Why an exec ended badly, as a test outcome; null when it ended by itself with exit code 0. */
-export function execFailure(result: ExecResult, what = "the program"): CodeTestResult | null {
+function execFailure(result: ExecResult, what = "the program"): CodeTestResult | null {
   const stderr = result.stderr.trim() ? `: ${lastLine(result.stderr)}` : "";
   switch (result.limit) {
     case "timeout":

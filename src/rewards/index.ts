@@ -11,21 +11,7 @@ import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
 
 export { type ChoiceExtraction, extractChoice, multipleChoiceGrader } from "./choice.js";
-export {
-  type CodeGraderOptions,
-  CodeGraderOptionsSchema,
-  type CodeLanguage,
-  type CodeTask,
-  CodeTaskSchema,
-  type CodeTestOutcome,
-  type CodeTestResult,
-  type CodeTests,
-  CodeTestsSchema,
-  codeGrader,
-  type ExtractedProgram,
-  extractProgram,
-  readCodeTask,
-} from "./code.js";
+export { type CodeGraderOptions, CodeGraderOptionsSchema, codeGrader } from "./code.js";
 export {
   OUTPUT_COMPARES,
   type OutputCompare,
@@ -35,6 +21,18 @@ export {
   parsePyJson,
   pyEqual,
 } from "./code-compare.js";
+export {
+  type CodeLanguage,
+  type CodeTask,
+  CodeTaskSchema,
+  type CodeTestOutcome,
+  type CodeTestResult,
+  type CodeTests,
+  CodeTestsSchema,
+  type ExtractedProgram,
+  extractProgram,
+  readCodeTask,
+} from "./code-task.js";
 export {
   type CountdownExpr,
   type CountdownGraderOptions,
