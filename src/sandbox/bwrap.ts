@@ -56,6 +56,10 @@ import {
 const INIT_MEMORY_MB = 96;
 const INIT_TASKS = 16;
 const NOBODY = 65534;
+/** Sandbox cgroups are `rllm-sandbox-<our pid>-<id>`: a later start removes those of dead pids. */
+const CGROUP_PREFIX = "rllm-sandbox";
+/** The sandbox's user inside its user namespace (host files owned by others show as nobody). */
+const SANDBOX_UID = 1000;
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 /** /etc entries the host's tools need, mounted read-only when they exist. */
 const ETC_SHARED = [
@@ -120,13 +124,13 @@ export class BwrapBackend implements SandboxBackend {
             `sandbox.limitsBy is "cgroup" but no cgroup can be made here (${found}); use "rlimit" or "auto"`,
           );
         }
-      } else cgroups = found;
+      } else {
+        cgroups = found;
+        cgroups.sweep(CGROUP_PREFIX);
+      }
     }
     const runAs = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
-    const etcDir = writeEtc(
-      runAs?.uid ?? process.getuid?.() ?? NOBODY,
-      runAs?.gid ?? process.getgid?.() ?? NOBODY,
-    );
+    const etcDir = writeEtc();
     const backend = new BwrapBackend(config, prlimit, cgroups, etcDir, runAs);
     // One sandbox now, so that a host without user namespaces fails here with bwrap's reason.
     const probe = await backend.create();
@@ -147,7 +151,7 @@ export class BwrapBackend implements SandboxBackend {
     });
     const network = spec.network ?? this.config.network;
     const id = randomBytes(6).toString("hex");
-    const cgroup = this.cgroups?.create(`rllm-sandbox-${id}`, {
+    const cgroup = this.cgroups?.create(`${CGROUP_PREFIX}-${process.pid}-${id}`, {
       memoryBytes: (limits.memoryMb + INIT_MEMORY_MB) * 2 ** 20,
       pids: limits.pids + INIT_TASKS,
     });
@@ -201,6 +205,7 @@ export class BwrapBackend implements SandboxBackend {
     args.push("--new-session", "--as-pid-1");
     if (SECCOMP) args.push("--seccomp", "5");
     args.push("--cap-drop", "ALL", "--hostname", "sandbox");
+    args.push("--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID));
     if (network) args.push("--share-net");
     args.push("--ro-bind", "/usr", "/usr");
     for (const dir of SYSTEM_DIRS) {
@@ -209,6 +214,7 @@ export class BwrapBackend implements SandboxBackend {
       if (lstatSync(path).isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
       else args.push("--ro-bind", path, path);
     }
+    args.push("--perms", "0755", "--dir", "/etc");
     const etc = [...ETC_SHARED, ...readdirSync("/etc").filter((n) => /^python3/.test(n))];
     if (network) etc.push("resolv.conf", "nsswitch.conf", "gai.conf");
     for (const name of etc)
@@ -220,6 +226,8 @@ export class BwrapBackend implements SandboxBackend {
     args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/dev/shm");
     args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/tmp");
     args.push("--size", mib(limits.diskMb), "--tmpfs", "/work");
+    // The root (bwrap's own tmpfs) read-only: writes go to /work, /tmp and /dev/shm only.
+    args.push("--remount-ro", "/");
     // Binds by descriptor, opened here: bwrap (as nobody) may not be able to walk to them.
     const node = process.execPath;
     const extra = node.startsWith("/usr/") ? hostPaths : [node, ...hostPaths];
@@ -316,12 +324,12 @@ function baseEnv(): Record<string, string> {
 }
 
 /** passwd, group and hosts of the sandbox's own (readable by the sandbox's user). */
-function writeEtc(uid: number, gid: number): string {
+function writeEtc(): string {
   const dir = mkdtempSync(join(tmpdir(), "rllm-sandbox-etc-"));
   chmodSync(dir, 0o755);
   const files: Record<string, string> = {
-    passwd: `root:x:0:0::/:/bin/sh\nsandbox:x:${uid}:${gid}::/work:/bin/sh\n`,
-    group: `root:x:0:\nsandbox:x:${gid}:\n`,
+    passwd: `nobody:x:${NOBODY}:${NOBODY}::/:/bin/false\nsandbox:x:${SANDBOX_UID}:${SANDBOX_UID}::/work:/bin/sh\n`,
+    group: `nogroup:x:${NOBODY}:\nsandbox:x:${SANDBOX_UID}:\n`,
     hosts: "127.0.0.1 localhost sandbox\n::1 localhost\n",
     "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
   };
