@@ -1,6 +1,6 @@
 /**
- * The program a bwrap sandbox runs as its pid 1: the host's `node` with this source (`node -e`),
- * speaking NDJSON with `bwrap.ts` on its stdin/stdout. It is plain JavaScript in a string because it
+ * The program a bwrap sandbox runs as its pid 1: the host's `node` with this source (mounted
+ * read-only at /.rllm-init.js), speaking NDJSON with `bwrap.ts` on its stdin/stdout. It is plain JavaScript in a string because it
  * runs inside the sandbox, where neither this package nor a TypeScript loader is mounted.
  *
  * Being pid 1 of the sandbox's pid namespace matters: the kernel delivers no signal to it from

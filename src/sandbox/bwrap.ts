@@ -33,6 +33,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,6 +61,8 @@ const NOBODY = 65534;
 const CGROUP_PREFIX = "rllm-sandbox";
 /** The sandbox's user inside its user namespace (host files owned by others show as nobody). */
 const SANDBOX_UID = 1000;
+/** Where the init's source is mounted in every sandbox. */
+const INIT_PATH = "/.rllm-init.js";
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 /** /etc entries the host's tools need, mounted read-only when they exist. */
 const ETC_SHARED = [
@@ -192,6 +195,7 @@ export class BwrapBackend implements SandboxBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.live].map((s) => s.close()));
+    rmSync(this.etcDir, { recursive: true, force: true });
   }
 
   private args(
@@ -226,8 +230,6 @@ export class BwrapBackend implements SandboxBackend {
     args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/dev/shm");
     args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/tmp");
     args.push("--size", mib(limits.diskMb), "--tmpfs", "/work");
-    // The root (bwrap's own tmpfs) read-only: writes go to /work, /tmp and /dev/shm only.
-    args.push("--remount-ro", "/");
     // Binds by descriptor, opened here: bwrap (as nobody) may not be able to walk to them.
     const node = process.execPath;
     const extra = node.startsWith("/usr/") ? hostPaths : [node, ...hostPaths];
@@ -245,7 +247,10 @@ export class BwrapBackend implements SandboxBackend {
     }
     args.push("--chdir", "/work", "--clearenv", "--setenv", "PATH", SANDBOX_PATH);
     args.push("--info-fd", "3", "--block-fd", "4");
-    args.push("--", node, "-e", INIT_SOURCE);
+    args.push("--ro-bind", join(this.etcDir, "init.js"), INIT_PATH);
+    // The root (bwrap's own tmpfs) read-only, last: writes go to /work, /tmp and /dev/shm only.
+    args.push("--remount-ro", "/");
+    args.push("--", node, INIT_PATH);
     return args;
   }
 
@@ -303,7 +308,13 @@ async function startInit(
   try {
     cgroup?.join(pid);
   } catch (error) {
+    // ESRCH: bwrap failed after reporting the pid; its own message says why.
+    const gone = await Promise.race([
+      exited.catch((e: Error) => e),
+      new Promise((r) => setTimeout(r, 500)),
+    ]);
     child.kill("SIGKILL");
+    if (gone instanceof Error) throw gone;
     throw new SandboxError(`cannot put the sandbox in its cgroup: ${(error as Error).message}`);
   }
   (child.stdio[4] as NodeJS.WritableStream).end("go");
@@ -323,7 +334,7 @@ function baseEnv(): Record<string, string> {
   };
 }
 
-/** passwd, group and hosts of the sandbox's own (readable by the sandbox's user). */
+/** passwd, group and hosts of the sandbox's own and its init (readable by the sandbox's user). */
 function writeEtc(): string {
   const dir = mkdtempSync(join(tmpdir(), "rllm-sandbox-etc-"));
   chmodSync(dir, 0o755);
@@ -332,6 +343,7 @@ function writeEtc(): string {
     group: `nogroup:x:${NOBODY}:\nsandbox:x:${SANDBOX_UID}:\n`,
     hosts: "127.0.0.1 localhost sandbox\n::1 localhost\n",
     "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+    "init.js": INIT_SOURCE,
   };
   for (const [name, text] of Object.entries(files))
     writeFileSync(join(dir, name), text, { mode: 0o644 });
