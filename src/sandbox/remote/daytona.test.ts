@@ -294,6 +294,32 @@ describe("daytona cpu limit", () => {
   });
 });
 
+describe("daytona per-command limits", () => {
+  it("fileMb stops a large write with limit disk; openFiles caps descriptors", async () => {
+    await withSandbox(
+      async (s) => {
+        const big = await s.exec(["sh", "-c", "head -c 3000000 /dev/zero > big"]);
+        assert.equal(big.limit, "disk");
+        assert.equal(big.signal, "SIGXFSZ");
+        const small = await s.exec(["sh", "-c", "head -c 500000 /dev/zero > small && echo ok"]);
+        assert.equal(small.stdout, "ok\n");
+        assert.equal((await s.exec(["sh", "-c", "ulimit -n"])).stdout, "32\n");
+      },
+      { limits: { fileMb: 1, openFiles: 32 } },
+    );
+  });
+
+  it("the config's limits apply under a spec's", async () => {
+    const b = await daytonaSandbox.create(config({ limits: { memoryMb: 4096, diskMb: 1024 } }));
+    const before = fake.requests.length;
+    const s = await b.create({ limits: { diskMb: 5000 } });
+    await s.close();
+    const body = fake.requests.slice(before).find((r) => r.path === "/api/sandbox")?.json as J;
+    assert.equal(body.memory, 4);
+    assert.equal(body.disk, 5);
+  });
+});
+
 describe("daytona files", () => {
   it("upload, download and snapshot round trip, modes included", async () => {
     const files = [
