@@ -15,13 +15,17 @@
  * What Daytona gives and what this backend makes of it, decided once:
  * - Limits enforced: memoryMb and diskMb as the sandbox's memory and disk, in whole GiB rounded up
  *   (the disk holds the image too); cpuSeconds, fileMb, openFiles as ulimits of each command.
- *   pids: Daytona has no process limit; asking for it is refused at create.
+ *   pids: Daytona has no process limit; asking for it is refused at create. A command the memory
+ *   limit kills ends with SIGKILL and limit null (nothing tells that kill from another).
+ * - The config's limits and network are the defaults of every spec (a spec's own keys win).
  * - Network off (the default) is `networkBlockAll: true`.
+ * - The image needs sh and GNU coreutils and findutils (see ./shell.ts): any Debian or Ubuntu one.
  * - Output: the API answers once the command ended, so onStdout/onStderr get the kept output once,
  *   at the end; stdout and stderr are kept apart by the script (the API would merge them).
  * - stdin: the API has none; the bytes are uploaded to a file the command reads.
  * - timeout: Daytona's own (whole seconds, rounded up), which SIGKILLs the command's process group;
- *   the output written until then is collected by a second request. cpuSeconds: null (not measured).
+ *   the output written until then is collected by a second request. An abort kills that group
+ *   with a request of its own. cpuSeconds: null (not measured).
  * - wallSeconds is measured here, network round trips included.
  * - Retries: see ./http.ts. A create is retried safely: the sandbox has a unique name, and a retry
  *   answered 409 (the first attempt did create it) fetches that sandbox.
