@@ -35,6 +35,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { common } from "../config.js";
+import type { SandboxBackendDefinition } from "../registry.js";
 import { contentBytes, resolveSpec, workPath } from "../spec.js";
 import {
   type ExecOptions,
@@ -61,21 +63,6 @@ import {
   statusOutcome,
 } from "./shell.js";
 
-// The keys every backend's section has; replaced by the import from "../config.js" at merge.
-const SandboxLimitsSchema = z.strictObject({
-  memoryMb: z.number().positive().optional(),
-  cpuSeconds: z.number().positive().optional(),
-  pids: z.number().int().positive().optional(),
-  diskMb: z.number().positive().optional(),
-  fileMb: z.number().positive().optional(),
-  openFiles: z.number().int().positive().optional(),
-});
-const common = {
-  limits: SandboxLimitsSchema.default({}),
-  network: z.boolean().default(false),
-  poolSize: z.number().int().min(0).max(256).default(2),
-};
-
 export const DaytonaSandboxConfigSchema = z.strictObject({
   backend: z.literal("daytona"),
   ...common,
@@ -96,10 +83,10 @@ export const DaytonaSandboxConfigSchema = z.strictObject({
 });
 export type DaytonaSandboxConfig = z.infer<typeof DaytonaSandboxConfigSchema>;
 
-export const daytonaSandbox = {
-  name: "daytona" as const,
+export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
+  name: "daytona",
   configSchema: DaytonaSandboxConfigSchema,
-  async create(config: DaytonaSandboxConfig): Promise<SandboxBackend> {
+  async create(config) {
     return DaytonaBackend.start(config);
   },
 };
