@@ -382,3 +382,33 @@ describe("daytona close", () => {
     assert.ok(!fake.sandboxes.has(open.id));
   });
 });
+
+describe("the fake Daytona refuses what the real one refuses", () => {
+  const post = (path: string, body: unknown, key = fake.apiKey) =>
+    fetch(`${fake.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("auth, CreateSandbox types and keys, execute's command and env names", async () => {
+    assert.equal((await post("/api/sandbox", {}, "nope")).status, 401);
+    const bad = await post("/api/sandbox", { memory: "2", networkBlockAll: 1, imag: "x" });
+    assert.equal(bad.status, 400);
+    const { message } = (await bad.json()) as J;
+    assert.match(message, /memory must be a number/);
+    assert.match(message, /networkBlockAll must be a boolean/);
+    assert.match(message, /property imag should not exist/);
+    const created = (await (await post("/api/sandbox", { name: "raw" })).json()) as J;
+    assert.equal((await post("/api/sandbox", { name: "raw" })).status, 409);
+    const tb = `/toolbox/${created.id}/process/execute`;
+    assert.equal((await post(tb, { command: "  " })).status, 400);
+    assert.equal((await post(tb, { command: "true", envs: { "1X": "y" } })).status, 400);
+    assert.equal((await post(tb, { command: "true", timeout: -1 })).status, 400);
+    const ok = (await (await post(tb, { command: "echo a; echo b >&2; exit 4" })).json()) as J;
+    assert.deepEqual(ok, { exitCode: 4, result: "a\nb\n" });
+    const timedOut = await post(tb, { command: "sleep 5", timeout: 1 });
+    assert.equal(timedOut.status, 408);
+    fake.deleteDirectly(created.id);
+  });
+});

@@ -442,11 +442,16 @@ export class FakeDaytona {
       ...((s.body.env as Record<string, string>) ?? {}),
       ...(envs as Record<string, string>),
     };
-    const child = spawn("sh", [], { cwd: b.cwd ?? s.home, env, detached: true, stdio: "pipe" });
+    // One pipe for stdout and stderr, as Go's exec gives when both are the same buffer.
+    const child = spawn("sh", ["-c", "exec sh 2>&1"], {
+      cwd: b.cwd ?? s.home,
+      env,
+      detached: true,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     s.procs.add(child);
     const chunks: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.stdin.end(b.command);
     let timedOut = false;
     const timer =
