@@ -121,6 +121,7 @@ describe("daytona create", () => {
     const before = fake.calls("POST", /^\/api\/sandbox$/).length;
     await assert.rejects(backend.create({ limits: { pids: 10 } }), /cannot enforce limit pids/);
     await assert.rejects(backend.create({ hostPaths: ["/opt"] }), /cannot mount host paths/);
+    await assert.rejects(backend.create({ image: "x\nRUN evil" }), /is not an image reference/);
     assert.equal(fake.calls("POST", /^\/api\/sandbox$/).length, before);
   });
 

@@ -170,10 +170,20 @@ export class DaytonaBackend implements SandboxBackend {
   }
 
   /** The body of POST /sandbox (the API's CreateSandbox). */
-  createBody(spec: SandboxSpec, limits: SandboxLimits, network: boolean): Record<string, unknown> {
+  private createBody(
+    spec: SandboxSpec,
+    limits: SandboxLimits,
+    network: boolean,
+  ): Record<string, unknown> {
+    const image = spec.image ?? this.config.image;
+    if (!image || /\s/.test(image)) {
+      throw new SandboxError(
+        `daytona: image ${JSON.stringify(image)} is not an image reference (it becomes "FROM <image>" of a Dockerfile; no spaces or newlines)`,
+      );
+    }
     const body: Record<string, unknown> = {
       name: `rllm-${randomUUID()}`,
-      buildInfo: { dockerfileContent: `FROM ${spec.image ?? this.config.image}\n` },
+      buildInfo: { dockerfileContent: `FROM ${image}\n` },
       env: spec.env ?? {},
       labels: { "rllm.sandbox": "true" },
       memory: Math.ceil(limits.memoryMb / 1024),
