@@ -16,7 +16,7 @@ export const SandboxLimitsSchema = z.strictObject({
 });
 
 /** Keys every backend's section has. */
-const common = {
+export const common = {
   /** Limits of every sandbox (missing keys: the protocol's DEFAULT_LIMITS). */
   limits: SandboxLimitsSchema.default({}),
   /** Network inside sandboxes (default off). */
