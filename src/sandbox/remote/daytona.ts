@@ -35,8 +35,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { common } from "../config.js";
-import type { SandboxBackendDefinition } from "../registry.js";
+import { common, type SandboxBackendDefinition } from "../config.js";
 import { contentBytes, resolveSpec, workPath } from "../spec.js";
 import {
   type ExecOptions,
