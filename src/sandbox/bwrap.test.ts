@@ -320,26 +320,70 @@ describe("spec and config", () => {
 });
 
 describe("the pool", () => {
-  it("hands out warm sandboxes, fresh after each release", async () => {
+  it("hands out warm sandboxes, reset to a fresh state after each release", async () => {
     const pool = new SandboxPool(backend, { size: 2 });
     try {
       const a = await pool.acquire();
-      await a.exec(["sh", "-c", "echo dirty > f"]);
+      await a.exec([
+        "sh",
+        "-c",
+        "echo dirty > f; echo t > /tmp/t; setsid sleep 5151515 > /dev/null 2>&1 &",
+      ]);
       await pool.release(a);
       const b = await pool.acquire();
-      assert.notEqual(b.id, a.id);
-      assert.equal((await b.exec(["ls"])).stdout, "");
+      const c = await pool.acquire();
+      const reused = [b, c].find((s) => s.id === a.id);
+      assert.ok(reused, "the released sandbox is handed out again");
+      assert.equal(
+        (
+          await reused.exec([
+            "sh",
+            "-c",
+            "ls -A /work /tmp; ps -e -o args= | grep -c '[s]leep 5151515'",
+          ])
+        ).stdout,
+        "/tmp:\n\n/work:\n0\n",
+      );
       await pool.release(b);
       await pool.release(b); // twice: ignored
-      await new Promise((r) => setTimeout(r, 300)); // the refill is made in the background
-      const t0 = performance.now();
-      const c = await pool.acquire();
-      assert.ok(performance.now() - t0 < 20, "a warm sandbox is handed out at once");
       await pool.release(c);
+      const t0 = performance.now();
+      const d = await pool.acquire();
+      assert.ok(performance.now() - t0 < 20, "a warm sandbox is handed out at once");
+      // One that cannot be reset (its init was killed) is replaced.
+      await d.exec(["sh", "-c", "kill -9 -1"]);
+      await pool.release(d);
+      const e = await pool.acquire();
+      const f = await pool.acquire();
+      assert.ok(e.id !== d.id && f.id !== d.id);
+      assert.equal((await e.exec(["echo", "ok"])).stdout, "ok\n");
+      await pool.release(e);
+      await pool.release(f);
     } finally {
       await pool.close();
     }
   });
+
+  it("reset(): processes, files (whatever their modes), IPC objects gone; the snapshot back", () =>
+    withBox(
+      async (s) => {
+        await s.exec([
+          "sh",
+          "-c",
+          "rm seed.txt; mkdir -p locked/in && touch locked/in/x && chmod 000 locked/in locked; touch /dev/shm/m .hidden; ipcmk -M 4096 > /dev/null; ipcmk -Q > /dev/null; sleep 600 &",
+        ]);
+        assert.match((await s.exec(["ipcs"])).stdout, /0x[0-9a-f]+ +\d+ +sandbox/);
+        assert.ok(s.reset);
+        await s.reset();
+        const after = await s.exec([
+          "sh",
+          "-c",
+          "ls -A /work /tmp /dev/shm; cat seed.txt; ipcs -m -q | grep -c sandbox; ps -e -o comm= | grep -c sleep",
+        ]);
+        assert.equal(after.stdout, "/dev/shm:\n\n/tmp:\n\n/work:\nseed.txt\nseed\n0\n0\n");
+      },
+      { snapshot: { files: [{ path: "seed.txt", content: "seed\n" }] } },
+    ));
 
   it("bounds sandboxes alive at once; waiters are served in order", async () => {
     const pool = new SandboxPool(backend, { size: 1, maxConcurrent: 2 });

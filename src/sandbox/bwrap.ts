@@ -1,9 +1,9 @@
 /**
  * The bubblewrap sandbox: the default on Linux, with nothing to install but `bwrap`.
  *
- * A sandbox is one long-running `bwrap` whose pid 1 is a small init (`bwrap-init.ts`, the host's
- * node) that runs commands on request, so files and background processes live from create() to
- * close(), as in a container. What the sandboxed code gets:
+ * A sandbox is one long-running `bwrap` whose init (`bwrap-init.ts`, the host's node, under
+ * bwrap's own reaping pid 1) runs commands on request, so files and background processes live from
+ * create() to close(), as in a container; reset() returns it to a fresh state for the next user. What the sandboxed code gets:
  * - namespaces: user, pid, network (a loopback of its own unless `network`), ipc, uts, mount and
  *   cgroup; no capabilities (`--cap-drop ALL`), a session of its own (no TIOCSTI into ours);
  * - files: /usr and the system dirs read-only (the host's tools), a few /etc files (the loader's
@@ -180,6 +180,7 @@ export class BwrapBackend implements SandboxBackend {
         env: { ...baseEnv(), ...spec.env },
         prlimit: this.prlimitArgs(limits),
         cgroup,
+        snapshot: spec.snapshot,
         onClose: () => this.live.delete(sandbox),
       });
       this.live.add(sandbox);
@@ -206,7 +207,7 @@ export class BwrapBackend implements SandboxBackend {
   ): string[] {
     const mib = (n: number) => String(Math.ceil(n * 2 ** 20));
     const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"];
-    args.push("--new-session", "--as-pid-1");
+    args.push("--new-session");
     if (SECCOMP) args.push("--seccomp", "5");
     args.push("--cap-drop", "ALL", "--hostname", "sandbox");
     args.push("--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID));

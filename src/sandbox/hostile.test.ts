@@ -293,13 +293,24 @@ describe("escapes", () => {
     await assert.rejects(box.exec(["true"], { cwd: "../.." }), SandboxError);
   });
 
-  it("killing its parent, or every process it may (kill -9 -1), ends that command only", async () => {
-    const r1 = await sh("kill -9 $PPID; sleep 1");
-    assert.equal(r1.signal, "SIGKILL");
-    const r2 = await sh("kill -9 -1; sleep 1");
-    assert.equal(r2.signal, "SIGKILL");
-    await sh("kill -9 1");
+  it("killing its parent ends that command; pid 1 cannot be killed", async () => {
+    const r = await sh("kill -9 $PPID; sleep 1");
+    assert.equal(r.signal, "SIGKILL");
+    await sh("kill -9 1; kill -TERM 1");
     assert.equal((await box.exec(["echo", "alive"])).stdout, "alive\n");
+  });
+
+  it("killing every process it may (kill -9 -1) ends the sandbox, and says so", async () => {
+    const r = await sh("kill -9 -1; sleep 5");
+    assert.equal(r.signal, "SIGKILL");
+    assert.match(r.stderr, /the sandbox ended/);
+    await assert.rejects(box.exec(["true"]), /has ended/);
+    const next = await backend.create();
+    try {
+      assert.equal((await next.exec(["echo", "ok"])).stdout, "ok\n");
+    } finally {
+      await next.close();
+    }
   });
 
   it("limits cannot be raised from inside, and the cgroup tree is not there", async () => {
