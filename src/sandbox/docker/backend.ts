@@ -23,7 +23,7 @@
  * - Files go in and out through `tar`/`cat` run in the container, not the archive routes: the
  *   archive API reads and writes the container's own filesystem under a tmpfs mount, never the
  *   mount (moby/moby#22020; docs "docker container cp", corner cases), and /work is one. The image
- *   needs `sh`, `tar` and `cat`.
+ *   needs `sh`, `sleep`, `tar` and `cat`.
  * - Every command runs under `sh -c` wrapper that writes its pid to /tmp/.rllm-exec-<token> and
  *   runs the argv as its child. runc makes each exec's process a session and process-group leader
  *   (libcontainer/nsenter/nsexec.c, stage-2 `setsid()`), so a timeout, an abort or too much output
@@ -75,6 +75,8 @@ export class DockerBackend implements SandboxBackend {
 
   private constructor(
     readonly engine: DockerEngine,
+    /** What GET /version answered (Version, ApiVersion, Os, ...), for logs. */
+    readonly daemon: { Version?: string; ApiVersion?: string; Os?: string },
     private readonly config: DockerSandboxConfig,
   ) {
     this.capabilities = {
@@ -86,12 +88,15 @@ export class DockerBackend implements SandboxBackend {
     };
   }
 
-  /** Pings the daemon at config.socket and checks it serves config.apiVersion. */
+  /**
+   * Pings the daemon at config.socket (under config.apiVersion: a daemon that does not serve it
+   * answers 400 naming its range) and reads its version.
+   */
   static async start(config: DockerSandboxConfig): Promise<DockerBackend> {
     const engine = new DockerEngine(config.socket, config.apiVersion);
     await engine.request("GET", "/_ping");
-    await engine.json("GET", "/version");
-    return new DockerBackend(engine, config);
+    const daemon = await engine.json<DockerBackend["daemon"]>("GET", "/version");
+    return new DockerBackend(engine, daemon, config);
   }
 
   async create(spec: SandboxSpec = {}): Promise<Sandbox> {
@@ -275,19 +280,20 @@ export class DockerSandbox implements Sandbox {
       "snapshot",
     );
     const files: SandboxFile[] = [];
+    const contents = new Map<string, Buffer>(); // hard links name an earlier entry
     const reader = extract();
     reader.end(tarball);
     for await (const entry of reader) {
       const chunks: Buffer[] = [];
       for await (const c of entry) chunks.push(c as Buffer);
-      const name = entry.header.name.replace(/^\.\//, "").replace(/\/$/, "");
-      if (entry.header.type === "file" && name && name !== ".") {
-        files.push({
-          path: name,
-          content: new Uint8Array(Buffer.concat(chunks)),
-          mode: entry.header.mode & 0o7777,
-        });
-      }
+      const { type, mode } = entry.header;
+      const name = relative(entry.header.name);
+      if (!name || (type !== "file" && type !== "link")) continue;
+      const content =
+        type === "link" ? contents.get(relative(entry.header.linkname)) : Buffer.concat(chunks);
+      if (!content) continue;
+      contents.set(name, content);
+      files.push({ path: name, content: new Uint8Array(content), mode: mode & 0o7777 });
     }
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { files };
@@ -324,7 +330,17 @@ export class DockerSandbox implements Sandbox {
     return r.stdout;
   }
 
+  /** One command; a failure because close() came meanwhile is SandboxClosedError. */
   private async run(command: string[], o: ExecOptions): Promise<RawResult> {
+    try {
+      return await this.runOnce(command, o);
+    } catch (err) {
+      if (this.closed) throw new SandboxClosedError(this.id);
+      throw err;
+    }
+  }
+
+  private async runOnce(command: string[], o: ExecOptions): Promise<RawResult> {
     checkOptions(o);
     const started = performance.now();
     const cwd = o.cwd === undefined ? WORKDIR : `${WORKDIR}/${workPath(o.cwd)}`;
@@ -349,7 +365,7 @@ export class DockerSandbox implements Sandbox {
     const end: { stop?: "timeout" | "abort" | "output"; killing?: Promise<void> } = {};
     const kill = (why: "timeout" | "abort" | "output") => {
       end.stop ??= why;
-      end.killing ??= this.killExec(pidFile, stream);
+      end.killing ??= this.killExec(pidFile, finished, stream.abort);
     };
     const stream = this.engine.startExec(
       execId,
@@ -359,19 +375,19 @@ export class DockerSandbox implements Sandbox {
         if (c?.push(payload)) kill("output");
       },
     );
+    const finished = stream.done.then(() => this.exitCode(execId));
     const timer = setTimeout(() => kill("timeout"), (o.timeoutS ?? 30) * 1000);
     const onAbort = () => kill("abort");
     if (o.signal?.aborted) onAbort();
     o.signal?.addEventListener("abort", onAbort);
     let code: number;
     try {
-      await stream.done;
-      code = await this.exitCode(execId);
+      code = await finished;
+      await end.killing;
     } finally {
       clearTimeout(timer);
       o.signal?.removeEventListener("abort", onAbort);
     }
-    await end.killing;
     const stop = end.stop;
     const signal = code > 128 && code < 160 ? (SIGNAL_NAMES.get(code - 128) ?? null) : null;
     const raw: RawResult = {
@@ -401,21 +417,26 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  /** kill -9 the command's process group; again while its stream stays open (the pid file may not exist yet). */
+  /**
+   * kill -9 the command's process group, again every 500 ms while it has not finished (its pid file
+   * may not be written yet); after 10 tries the connection is dropped (a process that made its own
+   * session can hold the output open until close()).
+   */
   private async killExec(
     pidFile: string,
-    stream: { done: Promise<void>; abort(): void },
+    finished: Promise<unknown>,
+    abort: () => void,
   ): Promise<void> {
     let ended = false;
-    stream.done.then(
+    finished.then(
       () => (ended = true),
       () => (ended = true),
     );
-    for (let i = 0; i < 10 && !ended; i++) {
+    for (let i = 0; i < 10 && !ended && !this.closed; i++) {
       await this.run(["sh", "-c", KILLER, "sh", pidFile], { timeoutS: 10 }).catch(() => {});
-      await Promise.race([stream.done.catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
+      await Promise.race([finished.catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
     }
-    if (!ended) stream.abort();
+    if (!ended) abort();
   }
 
   private async attribute(r: RawResult): Promise<SandboxLimitName | null> {
@@ -434,6 +455,11 @@ export class DockerSandbox implements Sandbox {
     if (/fork/i.test(err) && /Resource temporarily unavailable/.test(err)) return "pids";
     return null;
   }
+}
+
+/** A name in `tar -C /work .`'s output, relative to the work dir ("" for the dir itself). */
+function relative(name: string): string {
+  return name.replace(/^\.\//, "").replace(/\/$/, "").replace(/^\.$/, "");
 }
 
 function checkOptions(o: ExecOptions): void {

@@ -41,7 +41,7 @@ export const DockerSandboxConfigSchema = z.strictObject({
   poolSize: z.number().int().min(0).max(256).default(2),
   /** The Docker Engine API's Unix socket: a path or `unix:///path` (as DOCKER_HOST writes it). */
   socket: SocketSchema.default("/var/run/docker.sock"),
-  /** The image sandboxes run when a spec names none; it needs `sh`, `tar` and `cat`. */
+  /** The image sandboxes run when a spec names none; it needs `sh`, `sleep`, `tar` and `cat`. */
   image: z.string().min(1).default("python:3.12-slim"),
   /** An image the daemon does not have: pulled ("missing") or an error naming it ("never"). */
   pull: z.enum(["missing", "never"]).default("missing"),

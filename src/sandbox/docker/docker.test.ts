@@ -51,6 +51,7 @@ describe("docker sandbox backend", () => {
   test("start pings the daemon and reads its version, under the configured API version", () => {
     assert.equal(fake.requestsTo("GET", /^\/_ping$/)[0]?.version, "1.43");
     assert.equal(fake.requestsTo("GET", /^\/version$/)[0]?.version, "1.43");
+    assert.equal(backend.daemon.ApiVersion, "1.47");
   });
 
   test("no daemon at the socket: an error naming the socket and what to do", async () => {
@@ -261,7 +262,7 @@ describe("docker sandbox backend", () => {
     assert.equal(Buffer.from(await s.download("a.txt")).toString(), "alpha");
     assert.deepEqual([...(await s.download("dir/deep/bin.dat"))], [0, 1, 2, 255]);
     assert.equal((await s.exec(["./dir/run.sh"])).stdout, "ran\n");
-    await s.exec(["sh", "-c", "echo made > made.txt; ln -s a.txt link"]);
+    await s.exec(["sh", "-c", "echo made > made.txt; ln -s a.txt link; ln made.txt hard.txt"]);
     assert.equal(Buffer.from(await s.download("link")).toString(), "alpha"); // resolved inside
     const snap = await s.snapshot();
     assert.deepEqual(
@@ -270,6 +271,7 @@ describe("docker sandbox backend", () => {
         ["a.txt", 0o644, Buffer.from("alpha").toString("hex")],
         ["dir/deep/bin.dat", 0o644, "000102ff"],
         ["dir/run.sh", 0o755, Buffer.from("#!/bin/sh\necho ran\n").toString("hex")],
+        ["hard.txt", 0o644, Buffer.from("made\n").toString("hex")],
         ["made.txt", 0o644, Buffer.from("made\n").toString("hex")],
       ],
     );
@@ -380,6 +382,13 @@ describe("docker sandbox backend", () => {
     await assert.rejects(s.upload([]), SandboxClosedError);
     await assert.rejects(s.download("a"), SandboxClosedError);
     await assert.rejects(s.snapshot(), SandboxClosedError);
+
+    const racing = await backend.create();
+    const pending = racing.exec(["sleep", "30"]);
+    while (fake.containers.get(racing.id)?.execs.size === 0)
+      await new Promise((r) => setTimeout(r, 20));
+    await racing.close();
+    await assert.rejects(pending, SandboxClosedError);
 
     const b = await startBackend(fake);
     const left = await b.create();

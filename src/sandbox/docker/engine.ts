@@ -97,7 +97,16 @@ export class DockerEngine {
     const res = await this.request("POST", "/images/create", { query: { fromImage: name, tag } });
     for (const line of res.body.toString("utf8").split("\n")) {
       if (!line.trim()) continue;
-      const m = JSON.parse(line) as { error?: string; errorDetail?: { message?: string } };
+      let m: { error?: string; errorDetail?: { message?: string } };
+      try {
+        m = JSON.parse(line);
+      } catch {
+        throw new DockerEngineError(
+          200,
+          `unreadable progress line ${JSON.stringify(line)}`,
+          `pulling ${image}`,
+        );
+      }
       if (m.error || m.errorDetail) {
         throw new DockerEngineError(
           200,

@@ -1,27 +1,15 @@
-/**
- * A fake Docker daemon for tests: the Engine API routes the docker sandbox backend and the `docker`
- * CLI's create/start/exec/cp/kill/rm use, over a real HTTP server on a Unix socket, checked against
- * the contract in ./contract.ts (every body strict-validated; errors as `{"message"}`).
- *
- * What is fake: no images exist (an image is a name in a set; pulling adds a name the "registry"
- * has), and a container is a temp dir — `rootfs/` for the archive routes and one dir per Tmpfs
- * mount. Exec'd commands run as host child processes, each in its own session (as runc's setsid
- * makes them), under `prlimit` with the container's Ulimits; in their argv, env and working dir,
- * the container's tmpfs paths (`/work`, `/tmp`) are rewritten to the container's dirs. Memory and
- * pids limits are recorded, not enforced: `oomKill(id)` plays the kernel's OOM kill (SIGKILL to
- * every exec, State.OOMKilled set). The container's own command is recorded, never run.
- * Exec start is served hijacked (Upgrade: tcp) or detached; the plain-HTTP hijack of API < 1.22
- * clients is answered 400.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { constants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
 import { archiveGet, archivePut, archiveStat } from "./archive.js";
+import { type FakeContainer, type FakeExec, killGroup, runExec } from "./exec.js";
+
+export type { FakeContainer } from "./exec.js";
+
 import {
   asList,
   type ContainerCreate,
@@ -54,26 +42,6 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** The parsed JSON body, or null. */
   body: unknown;
-}
-
-export interface FakeContainer {
-  id: string;
-  name: string;
-  config: ContainerCreate;
-  dir: string;
-  running: boolean;
-  oomKilled: boolean;
-  execs: Set<ChildProcess>;
-}
-
-interface FakeExec {
-  id: string;
-  container: FakeContainer;
-  config: ExecCreate;
-  running: boolean;
-  exitCode: number | null;
-  pid: number;
-  started: boolean;
 }
 
 const MIN_API = "1.24";
@@ -241,7 +209,7 @@ export class FakeDocker {
             "the fake daemon serves a non-detached exec start only hijacked (Upgrade: tcp)",
           );
         }
-        this.runExec(exec, undefined);
+        runExec(exec, undefined);
         return reply(res, 200, undefined);
       }
     }
@@ -410,6 +378,7 @@ export class FakeDocker {
   private remove(c: FakeContainer): void {
     this.stop(c);
     this.containers.delete(c.id);
+    for (const [id, e] of this.execs) if (e.container === c) this.execs.delete(id);
     rmSync(c.dir, { recursive: true, force: true });
   }
 
@@ -512,119 +481,8 @@ export class FakeDocker {
     socket.write(
       "HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.multiplexed-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n",
     );
-    this.runExec(exec, { socket, stdin: buf.subarray(length) });
+    runExec(exec, { socket, stdin: buf.subarray(length) });
   }
-
-  /** Spawns the exec's command; with a hijacked socket, streams its output there (framed). */
-  private runExec(exec: FakeExec, io: { socket: Socket; stdin: Buffer } | undefined): void {
-    const c = exec.container;
-    exec.started = true;
-    exec.running = true;
-    const rewrite = (s: string) => rewritePaths(s, c);
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOSTNAME: c.id.slice(0, 12),
-    };
-    for (const kv of [...(c.config.Env ?? []), ...(exec.config.Env ?? [])]) {
-      const eq = kv.indexOf("=");
-      if (eq > 0) env[kv.slice(0, eq)] = rewrite(kv.slice(eq + 1));
-    }
-    const cwd = hostPath(exec.config.WorkingDir || c.config.WorkingDir || "/", c);
-    const argv = [...ulimitArgs(c), ...asList(exec.config.Cmd).map(rewrite)];
-    const attachIn = exec.config.AttachStdin === true && io !== undefined;
-    const child = spawn(argv[0] as string, argv.slice(1), {
-      cwd,
-      env,
-      detached: true,
-      stdio: [attachIn ? "pipe" : "ignore", "pipe", "pipe"],
-    });
-    exec.pid = child.pid ?? 0;
-    c.execs.add(child);
-    const frame = (stream: number, data: Buffer) => {
-      if (!io || io.socket.destroyed) return;
-      const header = Buffer.alloc(8);
-      header[0] = stream;
-      header.writeUInt32BE(data.length, 4);
-      io.socket.write(Buffer.concat([header, data]));
-    };
-    child.stdout?.on("data", (d: Buffer) => exec.config.AttachStdout && frame(1, d));
-    child.stderr?.on("data", (d: Buffer) => exec.config.AttachStderr && frame(2, d));
-    if (attachIn && child.stdin && io) {
-      child.stdin.on("error", () => {});
-      if (io.stdin.length) child.stdin.write(io.stdin);
-      io.socket.on("data", (d: Buffer) => child.stdin?.write(d));
-      io.socket.on("end", () => child.stdin?.end());
-    }
-    io?.socket.on("error", () => {});
-    child.on("error", (err: NodeJS.ErrnoException) => {
-      exec.exitCode = err.code === "ENOENT" ? 127 : 126;
-      frame(
-        1,
-        Buffer.from(
-          `OCI runtime exec failed: exec failed: unable to start container process: ${err.message}: unknown\r\n`,
-        ),
-      );
-      this.endExec(exec, child, io?.socket);
-    });
-    child.on("exit", (code, signal) => {
-      exec.exitCode = code ?? 128 + (signal ? signalNumber(signal) : 0);
-      exec.running = false;
-    });
-    child.on("close", () => this.endExec(exec, child, io?.socket));
-  }
-
-  private endExec(exec: FakeExec, child: ChildProcess, socket: Socket | undefined): void {
-    exec.running = false;
-    exec.container.execs.delete(child);
-    socket?.end();
-  }
-}
-
-/** `prlimit` with the container's Ulimits (cpu, fsize, nofile, ...) in front of the command. */
-function ulimitArgs(c: FakeContainer): string[] {
-  const names: Record<string, string> = {
-    cpu: "cpu",
-    fsize: "fsize",
-    nofile: "nofile",
-    nproc: "nproc",
-    core: "core",
-    stack: "stack",
-  };
-  const args = (c.config.HostConfig?.Ulimits ?? [])
-    .filter((u) => names[u.Name])
-    .map((u) => `--${names[u.Name]}=${u.Soft}:${u.Hard}`);
-  return args.length ? ["prlimit", ...args, "--"] : [];
-}
-
-/** The container's tmpfs mount paths inside a string → the container's dirs for them. */
-function rewritePaths(s: string, c: FakeContainer): string {
-  const mounts = Object.keys(c.config.HostConfig?.Tmpfs ?? {}).sort((a, b) => b.length - a.length);
-  if (mounts.length === 0) return s;
-  const alt = mounts.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-  // One pass, so that a replacement (the fake's dirs live under the host's /tmp) is never rewritten again.
-  return s.replace(
-    new RegExp(`(^|[\\s"'=:])(${alt})(?=$|[/\\s"';:])`, "g"),
-    (_m, pre: string, mount: string) => `${pre}${join(c.dir, "tmpfs", mount)}`,
-  );
-}
-
-/** A container path → the host dir: a tmpfs mount's dir, else under rootfs/. */
-function hostPath(p: string, c: FakeContainer): string {
-  for (const mount of Object.keys(c.config.HostConfig?.Tmpfs ?? {})) {
-    if (p === mount || p.startsWith(`${mount}/`))
-      return join(c.dir, "tmpfs", mount, p.slice(mount.length));
-  }
-  return join(c.dir, "rootfs", p);
-}
-
-function killGroup(p: ChildProcess): void {
-  try {
-    if (p.pid) process.kill(-p.pid, "SIGKILL");
-  } catch {}
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  return constants.signals[signal] ?? 0;
 }
 
 /** `x` → `x:latest`; docker.io/library/ and docker.io/ prefixes dropped. */
