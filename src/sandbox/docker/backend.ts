@@ -100,9 +100,10 @@ export class DockerBackend implements SandboxBackend {
   }
 
   async create(spec: SandboxSpec = {}): Promise<Sandbox> {
+    const asked = Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined);
     const limits = resolveSpec(this.name, this.capabilities, {
       ...spec,
-      limits: { ...this.config.limits, ...spec.limits },
+      limits: { ...this.config.limits, ...Object.fromEntries(asked) }, // the spec's over the config's
     });
     const image = spec.image ?? this.config.image;
     const body = containerBody(image, limits, spec.network === true, spec.env ?? {});

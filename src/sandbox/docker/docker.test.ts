@@ -13,6 +13,7 @@ import { allGone } from "../../testing/procs.js";
 import { SandboxClosedError, SandboxError } from "../types.js";
 import { DockerBackend } from "./backend.js";
 import { DockerSandboxConfigSchema } from "./config.js";
+import { Demuxer, DockerEngine, type DockerEngineError, splitImage } from "./engine.js";
 import { dockerSandbox } from "./index.js";
 
 const run = promisify(execFile);
@@ -394,6 +395,131 @@ describe("docker sandbox backend", () => {
     const left = await b.create();
     await b.close();
     assert.equal(fake.containers.has(left.id), false);
+  });
+});
+
+describe("the fake daemon checks requests as the contract says", () => {
+  let fake: FakeDocker;
+  let engine: DockerEngine;
+  before(async () => {
+    fake = await FakeDocker.start({ images: ["python:3.12-slim"] });
+    engine = new DockerEngine(fake.socketPath, "v1.43");
+  });
+  after(() => fake.close());
+
+  const create = (json: unknown) => engine.request("POST", "/containers/create", { json });
+  const status = (p: Promise<unknown>) =>
+    p.then(
+      () => 0,
+      (e: DockerEngineError) => `${e.status} ${e.daemonMessage}`,
+    );
+
+  test("create bodies: unknown keys, wrong types, the daemon's own rules", async () => {
+    const ok = { Image: "python:3.12-slim", Cmd: ["true"] };
+    assert.equal(await status(create(ok)), 0);
+    assert.match(
+      String(await status(create({ ...ok, HostConfig: { Memroy: 1 } }))),
+      /^400 invalid JSON.*Memroy/,
+    );
+    assert.match(
+      String(await status(create({ ...ok, HostConfig: { Memory: "1g" } }))),
+      /^400 invalid JSON: HostConfig\.Memory/,
+    );
+    assert.match(
+      String(
+        await status(
+          create({ ...ok, HostConfig: { Ulimits: [{ Name: "cpu", Soft: 2, Hard: 1 }] } }),
+        ),
+      ),
+      /^400 ulimit soft limit/,
+    );
+    assert.match(
+      String(
+        await status(
+          create({ ...ok, HostConfig: { Ulimits: [{ Name: "cpus", Soft: 1, Hard: 1 }] } }),
+        ),
+      ),
+      /^400 invalid JSON/,
+    );
+    assert.match(
+      String(await status(create({ ...ok, HostConfig: { Tmpfs: { "/work": "size=1x" } } }))),
+      /^400 .*invalid tmpfs option/,
+    );
+    assert.match(
+      String(await status(create({ ...ok, HostConfig: { Memory: 1024 } }))),
+      /^400 Minimum memory limit allowed is 6MB/,
+    );
+    assert.match(
+      String(await status(create({ Image: "python:3.12-slim" }))),
+      /^400 No command specified/,
+    );
+    assert.match(
+      String(await status(create({ ...ok, Image: "nope" }))),
+      /^404 No such image: nope/,
+    );
+    const text = engine.request("POST", "/containers/create", {
+      body: Buffer.from("{}"),
+      contentType: "text/plain",
+    });
+    assert.match(
+      String(await status(text)),
+      /^400 unsupported Content-Type header \(text\/plain\)/,
+    );
+  });
+
+  test("exec: not running, empty Cmd, unknown keys, start only hijacked", async () => {
+    const { Id } = await engine.json<{ Id: string }>("POST", "/containers/create", {
+      json: { Image: "python:3.12-slim", Cmd: ["true"] },
+    });
+    const exec = (json: unknown) =>
+      engine.json<{ Id: string }>("POST", `/containers/${Id}/exec`, { json });
+    assert.match(
+      String(await status(exec({ Cmd: ["true"] }))),
+      new RegExp(`^409 container ${Id} is not running`),
+    );
+    await engine.request("POST", `/containers/${Id}/start`);
+    assert.match(String(await status(exec({ Cmd: [] }))), /^400 No exec command specified/);
+    assert.match(
+      String(await status(exec({ Cmd: ["true"], Stdin: true }))),
+      /^400 invalid JSON.*Stdin/,
+    );
+    const e = await exec({ Cmd: ["true"], AttachStdout: true });
+    const plain = engine.request("POST", `/exec/${e.Id}/start`, {
+      json: { Detach: false, Tty: false },
+    });
+    assert.match(String(await status(plain)), /^400 .*hijacked/);
+    assert.match(
+      String(await status(engine.request("GET", "/exec/nope/json"))),
+      /^404 No such exec instance: nope/,
+    );
+    assert.match(
+      String(await status(engine.request("DELETE", "/containers/nope"))),
+      /^404 No such container: nope/,
+    );
+  });
+
+  test("client pieces: frames split anywhere, image refs", () => {
+    const frames: [number, string][] = [];
+    const d = new Demuxer((n, p) => frames.push([n, p.toString()]));
+    const frame = (n: number, s: string) => {
+      const h = Buffer.alloc(8);
+      h[0] = n;
+      h.writeUInt32BE(Buffer.byteLength(s), 4);
+      return Buffer.concat([h, Buffer.from(s)]);
+    };
+    const all = Buffer.concat([frame(1, "hello"), frame(2, "err"), frame(1, "")]);
+    for (let i = 0; i < all.length; i += 3) d.push(all.subarray(i, i + 3));
+    assert.deepEqual(frames, [
+      [1, "hello"],
+      [2, "err"],
+      [1, ""],
+    ]);
+    assert.deepEqual(splitImage("python:3.12-slim"), { name: "python", tag: "3.12-slim" });
+    assert.deepEqual(splitImage("localhost:5000/img"), {
+      name: "localhost:5000/img",
+      tag: "latest",
+    });
+    assert.deepEqual(splitImage("img@sha256:abc"), { name: "img", tag: "sha256:abc" });
   });
 });
 
