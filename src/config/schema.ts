@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { AlgorithmConfigSchema } from "../algorithms/pipeline.js";
 import { BackendConfigSchema, backendNames } from "../backends/registry.js";
+import { SandboxConfigSchema } from "../sandbox/registry.js";
 import { SamplingParamsSchema } from "../types/index.js";
 import { OptimConfigSchema, SftConfigSchema } from "./backend.js";
 import { TrainerConfigSchema } from "./trainer.js";
@@ -153,6 +154,8 @@ export const RllmConfigSchema = z.strictObject({
   optim: OptimConfigSchema.default(OptimConfigSchema.parse({})),
   sft: SftConfigSchema.default(SftConfigSchema.parse({})),
   trainer: TrainerConfigSchema.default(TrainerConfigSchema.parse({})),
+  /** Where untrusted code runs (code graders, tool-using agents). */
+  sandbox: SandboxConfigSchema.default(SandboxConfigSchema.parse({})),
 });
 export type RllmConfig = z.infer<typeof RllmConfigSchema>;
 export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

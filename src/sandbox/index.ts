@@ -1,0 +1,19 @@
+export { BwrapSandboxConfigSchema, SandboxLimitsSchema } from "./config.js";
+export { SandboxPool, type SandboxPoolOptions } from "./pool.js";
+export {
+  createSandboxBackend,
+  SANDBOX_BACKENDS,
+  type SandboxBackendDefinition,
+  type SandboxConfig,
+  SandboxConfigSchema,
+  sandboxBackendNames,
+} from "./registry.js";
+export {
+  closeSharedSandboxes,
+  configureSandboxes,
+  type SandboxSource,
+  sharedSandboxes,
+  sharedSandboxPool,
+} from "./shared.js";
+export { resolveSpec, workPath } from "./spec.js";
+export * from "./types.js";

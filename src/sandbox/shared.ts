@@ -1,0 +1,60 @@
+/**
+ * The sandboxes of this process: one pool, made on first use from the run's `sandbox` config
+ * section (or its defaults), shared by the graders and agents of a run. `rllm eval`/`rllm train`
+ * call configureSandboxes(config.sandbox) at start; a library user may do the same, or pass a
+ * pool of their own to codeGrader().
+ */
+import { SandboxPool } from "./pool.js";
+import { createSandboxBackend, type SandboxConfig, SandboxConfigSchema } from "./registry.js";
+import type { Sandbox, SandboxSpec } from "./types.js";
+
+/** Where graders and agents get sandboxes: a pool, or anything with the same two calls. */
+export interface SandboxSource {
+  acquire(spec?: SandboxSpec): Promise<Sandbox>;
+  release(sandbox: Sandbox): Promise<void>;
+}
+
+let config: SandboxConfig | undefined;
+let pool: Promise<SandboxPool> | undefined;
+
+/** Use `section` for the sandboxes made from now on (closes the current pool, if any). */
+export async function configureSandboxes(section: SandboxConfig): Promise<void> {
+  await closeSharedSandboxes();
+  config = section;
+}
+
+/** The process's pool, started on first use. */
+export function sharedSandboxPool(): Promise<SandboxPool> {
+  pool ??= (async () => {
+    const section = config ?? SandboxConfigSchema.parse({});
+    const backend = await createSandboxBackend(section);
+    return new SandboxPool(backend, {
+      size: section.poolSize,
+      spec: { network: section.network },
+    });
+  })();
+  pool.catch(() => {
+    pool = undefined;
+  });
+  return pool;
+}
+
+/** A SandboxSource over the shared pool (created lazily, on the first acquire). */
+export const sharedSandboxes: SandboxSource = {
+  async acquire(spec) {
+    return (await sharedSandboxPool()).acquire(spec);
+  },
+  async release(sandbox) {
+    return (await sharedSandboxPool()).release(sandbox);
+  },
+};
+
+/** Close the shared pool and its backend (the end of a run). */
+export async function closeSharedSandboxes(): Promise<void> {
+  const current = pool;
+  pool = undefined;
+  if (!current) return;
+  const p = await current.catch(() => undefined);
+  await p?.close();
+  await p?.backend.close();
+}
