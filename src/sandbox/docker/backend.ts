@@ -16,8 +16,8 @@
  *                so the two together hold diskMb
  *   fileMb     → Ulimits fsize (bytes; SIGXFSZ past it)
  *   openFiles  → Ulimits nofile
- * Network: HostConfig.NetworkMode "none" (a loopback only) unless the spec asks for it and the
- * config allows it ("bridge").
+ * Network: HostConfig.NetworkMode "bridge" when the spec asks for it (spec.network, else
+ * sandbox.network), else "none" (a loopback only) and Config.NetworkDisabled.
  *
  * Decided once:
  * - Files go in and out through `tar`/`cat` run in the container, not the archive routes: the
@@ -81,7 +81,7 @@ export class DockerBackend implements SandboxBackend {
   ) {
     this.capabilities = {
       limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
-      network: config.network,
+      network: true,
       hostPaths: false,
       image: true,
       cpuSeconds: false,
@@ -106,7 +106,8 @@ export class DockerBackend implements SandboxBackend {
       limits: { ...this.config.limits, ...Object.fromEntries(asked) }, // the spec's over the config's
     });
     const image = spec.image ?? this.config.image;
-    const body = containerBody(image, limits, spec.network === true, spec.env ?? {});
+    const network = spec.network ?? this.config.network;
+    const body = containerBody(image, limits, network, spec.env ?? {});
     const id = await this.createContainer(image, body);
     const sandbox = new DockerSandbox(this.engine, id, () => this.live.delete(sandbox));
     this.live.add(sandbox);

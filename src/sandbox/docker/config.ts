@@ -4,16 +4,7 @@
  * image sandboxes run.
  */
 import { z } from "zod";
-
-// The same schema as ../config.ts's SandboxLimitsSchema; replaced by its import once that is on main.
-const SandboxLimitsSchema = z.strictObject({
-  memoryMb: z.number().positive().optional(),
-  cpuSeconds: z.number().positive().optional(),
-  pids: z.number().int().positive().optional(),
-  diskMb: z.number().positive().optional(),
-  fileMb: z.number().positive().optional(),
-  openFiles: z.number().int().positive().optional(),
-});
+import { SandboxLimitsSchema } from "../config.js";
 
 /** `unix:///var/run/docker.sock` (DOCKER_HOST style) or a plain path: the socket's path. */
 const SocketSchema = z

@@ -326,15 +326,24 @@ describe("docker sandbox backend", () => {
     );
   });
 
-  test("network: none unless the spec asks and the config allows; refused otherwise", async () => {
-    await assert.rejects(backend.create({ network: true }), /cannot give a sandbox network access/);
+  test("network: the spec's, else the config's; none is NetworkMode none", async () => {
+    const on = await backend.create({ network: true });
+    assert.deepEqual(
+      [lastCreate(fake).HostConfig.NetworkMode, lastCreate(fake).NetworkDisabled],
+      ["bridge", false],
+    );
     const open = await startBackend(fake, { network: true });
-    const on = await open.create({ network: true });
-    assert.equal(lastCreate(fake).HostConfig.NetworkMode, "bridge");
-    assert.equal(lastCreate(fake).NetworkDisabled, false);
-    const off = await open.create();
-    assert.equal(lastCreate(fake).HostConfig.NetworkMode, "none");
-    await Promise.all([on.close(), off.close()]);
+    const byConfig = await open.create();
+    assert.deepEqual(
+      [lastCreate(fake).HostConfig.NetworkMode, lastCreate(fake).NetworkDisabled],
+      ["bridge", false],
+    );
+    const off = await open.create({ network: false });
+    assert.deepEqual(
+      [lastCreate(fake).HostConfig.NetworkMode, lastCreate(fake).NetworkDisabled],
+      ["none", true],
+    );
+    await Promise.all([on.close(), byConfig.close(), off.close(), open.close()]);
   });
 
   test("refused before any container exists: host paths, unknown limits, bad env names", async () => {
