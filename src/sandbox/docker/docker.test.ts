@@ -10,6 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { FakeDocker } from "../../testing/fake-docker/server.js";
 import { allGone } from "../../testing/procs.js";
+import { SandboxPool } from "../pool.js";
 import { SandboxClosedError, SandboxError } from "../types.js";
 import { DockerBackend } from "./backend.js";
 import { DockerSandboxConfigSchema } from "./config.js";
@@ -377,6 +378,23 @@ describe("docker sandbox backend", () => {
       new RegExp(`HTTP 409\\): container ${s.id} is not running`),
     );
     await s.close();
+  });
+
+  test("a SandboxPool over the backend: warm containers, used once, all removed at close", async () => {
+    const b = await startBackend(fake);
+    const before = fake.containers.size;
+    const pool = new SandboxPool(b, { size: 2 });
+    const out = await pool.use(async (s) => (await s.exec(["echo", "pooled"])).stdout);
+    assert.equal(out, "pooled\n");
+    const s = await pool.acquire();
+    await s.upload([{ path: "x", content: "1" }]);
+    await pool.release(s);
+    assert.equal(fake.containers.has(s.id), false);
+    const fresh = await pool.acquire();
+    assert.deepEqual((await fresh.snapshot()).files, []); // never a used one
+    await pool.close();
+    await b.close();
+    assert.equal(fake.containers.size, before);
   });
 
   test("close: removes the container, is idempotent, and every later call throws SandboxClosedError", async () => {
