@@ -121,8 +121,10 @@ export class DockerBackend implements SandboxBackend {
     return sandbox;
   }
 
+  /** Removes the containers of sandboxes still open, then drops the daemon connections. */
   async close(): Promise<void> {
     await Promise.all([...this.live].map((s) => s.close()));
+    this.engine.close();
   }
 
   private async createContainer(image: string, body: object): Promise<string> {
@@ -222,6 +224,7 @@ const SIGNAL_NAMES = new Map<number, string>(
 export class DockerSandbox implements Sandbox {
   readonly workdir = WORKDIR;
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly engine: DockerEngine,
@@ -301,16 +304,21 @@ export class DockerSandbox implements Sandbox {
     return { files };
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Removes the container; a second call waits for the first's removal and sends nothing. */
+  close(): Promise<void> {
     this.closed = true;
-    this.onClose();
+    this.closing ??= this.remove().finally(this.onClose);
+    return this.closing;
+  }
+
+  private async remove(): Promise<void> {
     try {
       await this.engine.request("DELETE", `/containers/${this.id}`, { query: { force: "true" } });
     } catch (err) {
       // 404: already gone (AutoRemove); 409: its removal is already under way.
-      if (!(err instanceof DockerEngineError && (err.status === 404 || err.status === 409)))
+      if (!(err instanceof DockerEngineError && (err.status === 404 || err.status === 409))) {
         throw err;
+      }
     }
   }
 

@@ -14,7 +14,7 @@
  *   2 stderr; bytes 4-7 the payload length, big-endian) and the payload. Stdin is written on the
  *   same socket and half-closed (FIN) so the process sees EOF.
  */
-import { type IncomingMessage, request } from "node:http";
+import { Agent, type IncomingMessage, request } from "node:http";
 import type { Socket } from "node:net";
 import { SandboxError } from "../types.js";
 
@@ -43,10 +43,18 @@ export interface EngineResponse {
 }
 
 export class DockerEngine {
+  /** Kept-alive connections for the JSON requests (an exec's hijacked one is its own). */
+  private readonly agent = new Agent({ keepAlive: true });
+
   constructor(
     readonly socket: string,
     readonly apiVersion: string,
   ) {}
+
+  /** Drops the kept-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
 
   url(path: string, query?: Record<string, string>): string {
     const qs = query ? `?${new URLSearchParams(query).toString()}` : "";
@@ -64,7 +72,13 @@ export class DockerEngine {
     }
     const res = await new Promise<EngineResponse>((resolve, reject) => {
       const req = request(
-        { socketPath: this.socket, method, path: this.url(path, r.query), headers },
+        {
+          socketPath: this.socket,
+          agent: this.agent,
+          method,
+          path: this.url(path, r.query),
+          headers,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
