@@ -35,7 +35,8 @@
  * - Limit attribution: SIGXCPU → "cpu"; SIGXFSZ, or stderr's "No space left on device"/"File too
  *   large" → "disk"; SIGKILL while the container's State.OOMKilled is set → "memory" (Docker keeps
  *   that flag until the container restarts: after one OOM kill a later SIGKILL reads as memory
- *   too); a fork refused ("Resource temporarily unavailable" with "fork" on stderr) → "pids".
+ *   too); a fork refused (stderr's "Cannot fork", or "fork" with "Resource temporarily
+ *   unavailable") → "pids"; a failed command only (exit code not 0).
  * - cpuSeconds is null: the Engine API has per-container CPU totals only, not per exec.
  */
 import { randomBytes } from "node:crypto";
@@ -462,7 +463,8 @@ export class DockerSandbox implements Sandbox {
     if (r.exitCode === 0) return null;
     const err = r.stderr.toString("utf8");
     if (/No space left on device|File too large/.test(err)) return "disk";
-    if (/fork/i.test(err) && /Resource temporarily unavailable/.test(err)) return "pids";
+    if (/\b(Cannot|can't) fork\b/i.test(err)) return "pids"; // dash, busybox
+    if (/fork/i.test(err) && /Resource temporarily unavailable/.test(err)) return "pids"; // bash, Python
     return null;
   }
 }

@@ -161,6 +161,9 @@ describe("docker sandbox backend", () => {
     assert.ok(r.wallSeconds > 0 && r.wallSeconds < 10);
     const cat = await s.exec(["cat"], { stdin: "hello\nworld" });
     assert.deepEqual([cat.exitCode, cat.stdout], [0, "hello\nworld"]);
+    const big = Buffer.alloc(3 * MiB, "a");
+    const wc = await s.exec(["wc", "-c"], { stdin: big });
+    assert.deepEqual([wc.exitCode, wc.stdout.trim()], [0, String(3 * MiB)]);
     const noStdin = await s.exec(["cat"]);
     assert.deepEqual([noStdin.exitCode, noStdin.stdout], [0, ""]);
     await s.exec(["mkdir", "-p", "sub/dir"]);
@@ -244,6 +247,16 @@ describe("docker sandbox backend", () => {
     assert.deepEqual([file.limit, file.signal], ["disk", "SIGXFSZ"]);
     const enospc = await s.exec(["sh", "-c", "echo 'write: No space left on device' >&2; exit 1"]);
     assert.equal(enospc.limit, "disk");
+    const fork = await s.exec(["sh", "-c", "echo 'sh: 1: Cannot fork' >&2; exit 2"]);
+    assert.equal(fork.limit, "pids");
+    const bashFork = await s.exec([
+      "sh",
+      "-c",
+      "echo 'bash: fork: retry: Resource temporarily unavailable' >&2; exit 1",
+    ]);
+    assert.equal(bashFork.limit, "pids");
+    const fine = await s.exec(["sh", "-c", "echo 'Cannot fork' >&2"]);
+    assert.equal(fine.limit, null); // exit 0: no limit stopped it
     const container = fake.containers.get(s.id);
     assert.ok(container);
     const oom = s.exec(["sleep", "30"]);
