@@ -13,6 +13,7 @@ import {
 } from "../backends/torch/config.js";
 import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
+import { DEFAULT_LIMITS } from "../sandbox/types.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
 import { RL_DEFAULT_LR } from "../trainer/trainer.js";
 import {
@@ -674,6 +675,56 @@ export function rowDefault(rows: readonly FlagRow[], flag: string): string | num
   return d;
 }
 
+/** MiB, positive. */
+const mib: Parser<number> = (v, flag) => {
+  const n = Number(v);
+  if (!(Number.isFinite(n) && n > 0))
+    throw new ConfigError(`${flag} ${v}: must be a positive number of MiB`);
+  return n;
+};
+
+/**
+ * `rllm sandbox run -- CMD ARGS...`: one command in a fresh sandbox. The sandbox's backend and
+ * limits are the config's `sandbox` section; the rest are this command's own.
+ */
+export const SANDBOX_RUN_FLAGS = [
+  CONFIG,
+  { flag: "--backend <name>", path: "sandbox.backend", help: "the sandbox backend" },
+  { flag: "--timeout <s>", parse: seconds, default: 30, help: "wall-clock limit of the command" },
+  {
+    flag: "--memory <mb>",
+    path: "sandbox.limits.memoryMb",
+    parse: mib,
+    default: DEFAULT_LIMITS.memoryMb,
+    help: "memory of the sandbox's processes together",
+  },
+  {
+    flag: "--cpu <s>",
+    path: "sandbox.limits.cpuSeconds",
+    parse: seconds,
+    default: DEFAULT_LIMITS.cpuSeconds,
+    help: "CPU seconds per process",
+  },
+  {
+    flag: "--network <off|on>",
+    choices: ["off", "on"],
+    to: (v: "off" | "on") => ({ sandbox: { network: v === "on" } }),
+    default: "off",
+    help: "network inside the sandbox",
+  },
+  {
+    flag: "--workdir <dir>",
+    help: "a host directory whose files the work dir starts with (copied in; the host's copy is never written)",
+  },
+  { flag: "--stdin <file>", help: "bytes for the command's stdin ('-': this command's own stdin)" },
+  {
+    flag: "--max-output <bytes>",
+    parse: intIn(0, 1 << 30),
+    default: 1 << 20,
+    help: "bytes of stdout, and of stderr, kept; more kills the command",
+  },
+] as const satisfies readonly FlagRow[];
+
 /** Every command's table, by the words that run it. */
 export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   train: TRAIN_FLAGS,
@@ -684,4 +735,5 @@ export const COMMAND_FLAGS: Record<string, readonly FlagRow[]> = {
   "model setup": SETUP_FLAGS,
   worker: WORKER_FLAGS,
   "sampler launch": SAMPLER_LAUNCH_FLAGS,
+  "sandbox run": SANDBOX_RUN_FLAGS,
 };

@@ -34,6 +34,7 @@ import {
 import { gatewayCommand, flagsToConfig as gatewayFlagsToConfig } from "./gateway.js";
 import { modelCommand } from "./model.js";
 import { samplerCommand } from "./sampler.js";
+import { sandboxCommand } from "./sandbox.js";
 import { registerServeCommand } from "./serve.js";
 import { sftCommand, sftFlagsToConfig } from "./sft.js";
 import { trainCommand, trainFlagsToConfig } from "./train.js";
@@ -492,6 +493,7 @@ describe("flag tables", () => {
     program.addCommand(registerServeCommand(modelCommand()));
     program.addCommand(workerCommand());
     program.addCommand(samplerCommand());
+    program.addCommand(sandboxCommand());
     for (const [command, rows] of Object.entries(COMMAND_FLAGS)) {
       const start = readme.indexOf(`\`rllm ${command}\` flags`);
       assert.ok(start >= 0, `README.md has no "\`rllm ${command}\` flags" list`);

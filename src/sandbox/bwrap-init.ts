@@ -1,18 +1,23 @@
 /**
- * The program a bwrap sandbox runs as its pid 1: the host's `node` with this source (`node -e`),
- * speaking NDJSON with `bwrap.ts` on its stdin/stdout. It is plain JavaScript in a string because it
- * runs inside the sandbox, where neither this package nor a TypeScript loader is mounted.
+ * The program a bwrap sandbox runs: the host's `node` with this source (mounted read-only at
+ * /.rllm-init.js), speaking NDJSON with `bwrap.ts` on its stdin/stdout. It is plain JavaScript in a
+ * string because it runs inside the sandbox, where neither this package nor a TypeScript loader is
+ * mounted.
  *
- * Being pid 1 of the sandbox's pid namespace matters: the kernel delivers no signal to it from
- * inside the namespace unless it handles that signal, so sandboxed code cannot kill it (`kill -9
- * -1` included) and forge or lose results; when it exits (its stdin closes: the host closed the
- * sandbox or died), the kernel kills every process of the namespace, detached ones included.
+ * It runs as pid 2, under bwrap's own pid 1, which reaps every orphan (node could not: a
+ * long-lived sandbox would fill with zombies). The price: sandboxed code may kill it (`kill -9
+ * -1`); the sandbox then ends, and that is what exec reports. It cannot be read or rewritten
+ * (seccomp refuses ptrace and process_vm_*). When it exits (its stdin closes: the host closed the
+ * sandbox or died), bwrap's pid 1 exits and the kernel kills every process of the namespace,
+ * detached ones included.
  *
  * Requests (host → init), one JSON object per line, each with an `id`:
  *   {op:"exec", id, argv, cwd, env, stdin (base64), prlimit: [program, ...args]}
  *   {op:"kill", id}                       SIGKILL to the exec's process group
  *   {op:"write", id, path, data, mode}    a file under /work (parents created)
  *   {op:"read", id, path} · {op:"list", id}
+ *   {op:"reset", id}                      every other process killed, IPC objects removed,
+ *                                         /work, /tmp and /dev/shm emptied
  * Events (init → host):
  *   {ev:"ready"} · {ev:"out", id, fd: 1|2, data} · {ev:"exit", id, code, signal, cpu}
  *   {ev:"done", id, data?, files?} · {ev:"error", id, message}
@@ -42,6 +47,23 @@ function inWork(rel) {
   const full = path.resolve(WORK, rel);
   if (full !== WORK && !full.startsWith(WORK + "/")) throw new Error("path outside the work dir: " + rel);
   return full;
+}
+
+function isZombie(pid) {
+  try {
+    return / Z /.test(fs.readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\) /, " "));
+  } catch {
+    return true;
+  }
+}
+
+function emptyOut(full) {
+  const st = fs.lstatSync(full);
+  if (st.isDirectory()) {
+    fs.chmodSync(full, 0o700);
+    for (const name of fs.readdirSync(full)) emptyOut(path.join(full, name));
+  }
+  fs.rmSync(full, { force: true, recursive: true });
 }
 
 function cpuOf(times) {
@@ -93,6 +115,31 @@ const ops = {
       try {
         process.kill(-child.pid, "SIGKILL");
       } catch {}
+    }
+  },
+  // Back to the state of a new sandbox: every other process killed (kill(-1) reaches all of the
+  // namespace but pid 1 and us), System V IPC objects removed (they outlive their processes), and
+  // the writable mounts emptied, permissions the code took away restored first.
+  reset(m) {
+    for (let round = 0; ; round++) {
+      try {
+        process.kill(-1, "SIGKILL");
+      } catch {}
+      const others = fs
+        .readdirSync("/proc")
+        .filter((n) => /^\d+$/.test(n) && n !== "1" && n !== String(process.pid));
+      if (others.every((pid) => isZombie(pid))) break;
+      if (round > 200) throw new Error("processes survive SIGKILL: " + others.join(" "));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+    const ipc = spawn("ipcrm", ["--all"], { stdio: "ignore" });
+    ipc.on("error", () => finish());
+    ipc.on("exit", () => finish());
+    function finish() {
+      for (const dir of [WORK, "/tmp", "/dev/shm"]) {
+        for (const name of fs.readdirSync(dir)) emptyOut(path.join(dir, name));
+      }
+      send({ ev: "done", id: m.id });
     }
   },
   write(m) {

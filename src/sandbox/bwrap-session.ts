@@ -108,6 +108,8 @@ export interface SessionOptions {
   env: Record<string, string>;
   prlimit: string[];
   cgroup: SandboxCgroup | undefined;
+  /** What the work dir starts with, again after each reset(). */
+  snapshot: SandboxSnapshot | undefined;
   onClose: () => void;
 }
 
@@ -253,6 +255,12 @@ export class BwrapSession implements Sandbox {
         content: Buffer.from(f.data, "base64"),
       })),
     };
+  }
+
+  async reset(): Promise<void> {
+    this.check();
+    await this.call({ op: "reset" });
+    if (this.options.snapshot) await this.upload(this.options.snapshot.files);
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,9 @@
 /**
  * The bubblewrap sandbox: the default on Linux, with nothing to install but `bwrap`.
  *
- * A sandbox is one long-running `bwrap` whose pid 1 is a small init (`bwrap-init.ts`, the host's
- * node) that runs commands on request, so files and background processes live from create() to
- * close(), as in a container. What the sandboxed code gets:
+ * A sandbox is one long-running `bwrap` whose init (`bwrap-init.ts`, the host's node, under
+ * bwrap's own reaping pid 1) runs commands on request, so files and background processes live from
+ * create() to close(), as in a container; reset() returns it to a fresh state for the next user. What the sandboxed code gets:
  * - namespaces: user, pid, network (a loopback of its own unless `network`), ipc, uts, mount and
  *   cgroup; no capabilities (`--cap-drop ALL`), a session of its own (no TIOCSTI into ours);
  * - files: /usr and the system dirs read-only (the host's tools), a few /etc files (the loader's
@@ -33,6 +33,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,6 +57,12 @@ import {
 const INIT_MEMORY_MB = 96;
 const INIT_TASKS = 16;
 const NOBODY = 65534;
+/** Sandbox cgroups are `rllm-sandbox-<our pid>-<id>`: a later start removes those of dead pids. */
+const CGROUP_PREFIX = "rllm-sandbox";
+/** The sandbox's user inside its user namespace (host files owned by others show as nobody). */
+const SANDBOX_UID = 1000;
+/** Where the init's source is mounted in every sandbox. */
+const INIT_PATH = "/.rllm-init.js";
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 /** /etc entries the host's tools need, mounted read-only when they exist. */
 const ETC_SHARED = [
@@ -120,13 +127,13 @@ export class BwrapBackend implements SandboxBackend {
             `sandbox.limitsBy is "cgroup" but no cgroup can be made here (${found}); use "rlimit" or "auto"`,
           );
         }
-      } else cgroups = found;
+      } else {
+        cgroups = found;
+        cgroups.sweep(CGROUP_PREFIX);
+      }
     }
     const runAs = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
-    const etcDir = writeEtc(
-      runAs?.uid ?? process.getuid?.() ?? NOBODY,
-      runAs?.gid ?? process.getgid?.() ?? NOBODY,
-    );
+    const etcDir = writeEtc();
     const backend = new BwrapBackend(config, prlimit, cgroups, etcDir, runAs);
     // One sandbox now, so that a host without user namespaces fails here with bwrap's reason.
     const probe = await backend.create();
@@ -147,7 +154,7 @@ export class BwrapBackend implements SandboxBackend {
     });
     const network = spec.network ?? this.config.network;
     const id = randomBytes(6).toString("hex");
-    const cgroup = this.cgroups?.create(`rllm-sandbox-${id}`, {
+    const cgroup = this.cgroups?.create(`${CGROUP_PREFIX}-${process.pid}-${id}`, {
       memoryBytes: (limits.memoryMb + INIT_MEMORY_MB) * 2 ** 20,
       pids: limits.pids + INIT_TASKS,
     });
@@ -173,6 +180,7 @@ export class BwrapBackend implements SandboxBackend {
         env: { ...baseEnv(), ...spec.env },
         prlimit: this.prlimitArgs(limits),
         cgroup,
+        snapshot: spec.snapshot,
         onClose: () => this.live.delete(sandbox),
       });
       this.live.add(sandbox);
@@ -188,6 +196,7 @@ export class BwrapBackend implements SandboxBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.live].map((s) => s.close()));
+    rmSync(this.etcDir, { recursive: true, force: true });
   }
 
   private args(
@@ -198,9 +207,10 @@ export class BwrapBackend implements SandboxBackend {
   ): string[] {
     const mib = (n: number) => String(Math.ceil(n * 2 ** 20));
     const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"];
-    args.push("--new-session", "--as-pid-1");
+    args.push("--new-session");
     if (SECCOMP) args.push("--seccomp", "5");
     args.push("--cap-drop", "ALL", "--hostname", "sandbox");
+    args.push("--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID));
     if (network) args.push("--share-net");
     args.push("--ro-bind", "/usr", "/usr");
     for (const dir of SYSTEM_DIRS) {
@@ -209,6 +219,7 @@ export class BwrapBackend implements SandboxBackend {
       if (lstatSync(path).isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
       else args.push("--ro-bind", path, path);
     }
+    args.push("--perms", "0755", "--dir", "/etc");
     const etc = [...ETC_SHARED, ...readdirSync("/etc").filter((n) => /^python3/.test(n))];
     if (network) etc.push("resolv.conf", "nsswitch.conf", "gai.conf");
     for (const name of etc)
@@ -237,7 +248,10 @@ export class BwrapBackend implements SandboxBackend {
     }
     args.push("--chdir", "/work", "--clearenv", "--setenv", "PATH", SANDBOX_PATH);
     args.push("--info-fd", "3", "--block-fd", "4");
-    args.push("--", node, "-e", INIT_SOURCE);
+    args.push("--ro-bind", join(this.etcDir, "init.js"), INIT_PATH);
+    // The root (bwrap's own tmpfs) read-only, last: writes go to /work, /tmp and /dev/shm only.
+    args.push("--remount-ro", "/");
+    args.push("--", node, INIT_PATH);
     return args;
   }
 
@@ -295,7 +309,13 @@ async function startInit(
   try {
     cgroup?.join(pid);
   } catch (error) {
+    // ESRCH: bwrap failed after reporting the pid; its own message says why.
+    const gone = await Promise.race([
+      exited.catch((e: Error) => e),
+      new Promise((r) => setTimeout(r, 500)),
+    ]);
     child.kill("SIGKILL");
+    if (gone instanceof Error) throw gone;
     throw new SandboxError(`cannot put the sandbox in its cgroup: ${(error as Error).message}`);
   }
   (child.stdio[4] as NodeJS.WritableStream).end("go");
@@ -315,15 +335,16 @@ function baseEnv(): Record<string, string> {
   };
 }
 
-/** passwd, group and hosts of the sandbox's own (readable by the sandbox's user). */
-function writeEtc(uid: number, gid: number): string {
+/** passwd, group and hosts of the sandbox's own and its init (readable by the sandbox's user). */
+function writeEtc(): string {
   const dir = mkdtempSync(join(tmpdir(), "rllm-sandbox-etc-"));
   chmodSync(dir, 0o755);
   const files: Record<string, string> = {
-    passwd: `root:x:0:0::/:/bin/sh\nsandbox:x:${uid}:${gid}::/work:/bin/sh\n`,
-    group: `root:x:0:\nsandbox:x:${gid}:\n`,
+    passwd: `nobody:x:${NOBODY}:${NOBODY}::/:/bin/false\nsandbox:x:${SANDBOX_UID}:${SANDBOX_UID}::/work:/bin/sh\n`,
+    group: `nogroup:x:${NOBODY}:\nsandbox:x:${SANDBOX_UID}:\n`,
     hosts: "127.0.0.1 localhost sandbox\n::1 localhost\n",
     "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+    "init.js": INIT_SOURCE,
   };
   for (const [name, text] of Object.entries(files))
     writeFileSync(join(dir, name), text, { mode: 0o644 });

@@ -6,7 +6,14 @@
  * or a delegated subtree); `CgroupParent.detect()` says whether it is, and the bwrap backend falls
  * back to rlimits when not.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 const MOUNT = "/sys/fs/cgroup";
@@ -103,6 +110,24 @@ export class CgroupParent {
       return `cannot make a cgroup under ${dirs.memory}: ${(error as Error).message}`;
     }
     return probe;
+  }
+
+  /**
+   * Remove the cgroups `prefix-<pid>-…` left by processes that are gone (an rllm killed with
+   * SIGKILL cannot remove its own; their processes died with their sandboxes' init).
+   */
+  sweep(prefix: string): void {
+    for (const parent of new Set([this.dirs.memory, this.dirs.pids])) {
+      for (const name of readdirSync(parent)) {
+        const owner = new RegExp(`^${prefix}-(\\d+)-`).exec(name)?.[1];
+        if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+        try {
+          rmdirSync(join(parent, name));
+        } catch {
+          // still has processes, or taken meanwhile: left for the next sweep
+        }
+      }
+    }
   }
 
   get version(): 1 | 2 {

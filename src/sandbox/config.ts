@@ -5,6 +5,15 @@
  * module holds zod and types only; the registry (`registry.ts`) imports implementations lazily.
  */
 import { z } from "zod";
+import type { SandboxBackend } from "./types.js";
+
+/** A sandbox backend as the registry knows it: its config section and how to start it. */
+export interface SandboxBackendDefinition<C extends { backend: string } = { backend: string }> {
+  name: C["backend"];
+  configSchema: z.ZodType<C>;
+  /** Starts the backend; imports the implementation only now. */
+  create(config: C): Promise<SandboxBackend>;
+}
 
 export const SandboxLimitsSchema = z.strictObject({
   memoryMb: z.number().positive().optional(),
@@ -16,7 +25,7 @@ export const SandboxLimitsSchema = z.strictObject({
 });
 
 /** Keys every backend's section has. */
-const common = {
+export const common = {
   /** Limits of every sandbox (missing keys: the protocol's DEFAULT_LIMITS). */
   limits: SandboxLimitsSchema.default({}),
   /** Network inside sandboxes (default off). */

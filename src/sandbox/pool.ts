@@ -1,8 +1,10 @@
 /**
  * Warm sandboxes for many concurrent rollouts and graders. `acquire()` hands out a sandbox made
- * ahead of time with the pool's spec (or makes one with the caller's spec); `release()` closes it
- * and makes a fresh one in the background, so no state passes from one user to the next and the
- * cost of creating a sandbox stays off the caller's path.
+ * ahead of time with the pool's spec (or makes one with the caller's spec); `release()` resets it
+ * (`Sandbox.reset`: every process killed, the work dir back to the spec's snapshot) and keeps it
+ * warm, or — where the backend has no reset, the sandbox had a spec of its own or the reset fails —
+ * closes it and makes a fresh one in the background. Either way no state passes from one user to
+ * the next, and the cost of making a sandbox stays off the caller's path.
  *
  *   pool = new SandboxPool(backend, { size: 2, spec })
  *   const sandbox = await pool.acquire()        // warm when one is ready
@@ -35,6 +37,8 @@ export class SandboxPool {
   private alive = 0;
   private closed = false;
   private readonly inUse = new Set<Sandbox>();
+  /** Sandboxes made with the pool's spec (reusable after a reset). */
+  private readonly pooled = new WeakSet<Sandbox>();
 
   constructor(backend: SandboxBackend, options: SandboxPoolOptions = {}) {
     this.backend = backend;
@@ -58,11 +62,13 @@ export class SandboxPool {
     let sandbox: Sandbox;
     const ready = spec === undefined ? this.warm.shift() : undefined;
     if (ready) {
-      this.refill();
       sandbox = await ready.catch((error) => {
         this.alive--;
+        this.refill();
         throw error;
       });
+      // A sandbox that resets comes back warm at release; one that does not is replaced now.
+      if (!sandbox.reset) this.refill();
     } else {
       await this.slot();
       sandbox = await this.backend.create(spec ?? this.spec).catch((error) => {
@@ -74,9 +80,19 @@ export class SandboxPool {
     return sandbox;
   }
 
-  /** Close the sandbox and make a warm one in its place. */
+  /** Reset the sandbox and keep it warm, or close it and make a warm one in its place. */
   async release(sandbox: Sandbox): Promise<void> {
     if (!this.inUse.delete(sandbox)) return;
+    if (sandbox.reset && this.pooled.has(sandbox) && this.warm.length < this.size) {
+      const reset = await sandbox.reset().then(
+        () => true,
+        () => false,
+      );
+      if (reset && !this.closed && this.waiting.length === 0) {
+        this.warm.push(Promise.resolve(sandbox));
+        return;
+      }
+    }
     try {
       await sandbox.close();
     } finally {
@@ -116,7 +132,10 @@ export class SandboxPool {
     ) {
       this.alive++;
       const made = this.backend.create(this.spec);
-      made.catch(() => {}); // surfaced to the acquire() that takes it
+      made.then(
+        (s) => this.pooled.add(s),
+        () => {}, // surfaced to the acquire() that takes it
+      );
       this.warm.push(made);
     }
   }

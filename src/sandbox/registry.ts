@@ -4,14 +4,15 @@
  * CLI's `--sandbox` choices and the backend graders and agents get all come from this list.
  */
 import { z } from "zod";
-import { type BwrapSandboxConfig, BwrapSandboxConfigSchema } from "./config.js";
+import {
+  type BwrapSandboxConfig,
+  BwrapSandboxConfigSchema,
+  type SandboxBackendDefinition,
+} from "./config.js";
+import { daytonaSandbox } from "./remote/daytona.js";
 import type { SandboxBackend } from "./types.js";
 
-export interface SandboxBackendDefinition<C extends { backend: string } = { backend: string }> {
-  name: C["backend"];
-  configSchema: z.ZodType<C>;
-  create(config: C): Promise<SandboxBackend>;
-}
+export type { SandboxBackendDefinition } from "./config.js";
 
 const bwrapSandbox: SandboxBackendDefinition<BwrapSandboxConfig> = {
   name: "bwrap",
@@ -23,7 +24,7 @@ const bwrapSandbox: SandboxBackendDefinition<BwrapSandboxConfig> = {
 };
 
 /** The backends; the first is the default (`sandbox.backend` omitted). */
-export const SANDBOX_BACKENDS = [bwrapSandbox] as const;
+export const SANDBOX_BACKENDS = [bwrapSandbox, daytonaSandbox] as const;
 
 type SandboxConfigOf<D> = D extends SandboxBackendDefinition<infer C> ? C : never;
 export type SandboxConfig = SandboxConfigOf<(typeof SANDBOX_BACKENDS)[number]>;

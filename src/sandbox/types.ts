@@ -130,6 +130,12 @@ export interface Sandbox {
   download(path: string): Promise<Uint8Array>;
   /** The work dir's regular files (relative paths, sorted), for a snapshot or a listing. */
   snapshot(): Promise<SandboxSnapshot>;
+  /**
+   * Back to the state create() gave: every process killed, the writable dirs emptied, the spec's
+   * snapshot restored; so a pool hands it to the next user without making a new one. Optional:
+   * a pool closes and recreates sandboxes of backends without it.
+   */
+  reset?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,17 @@
+/**
+ * The docker sandbox backend's registry entry: its config section and how to start it (the
+ * implementation is imported when a run uses it).
+ */
+import type { SandboxBackendDefinition } from "../registry.js";
+import { type DockerSandboxConfig, DockerSandboxConfigSchema } from "./config.js";
+
+export { type DockerSandboxConfig, DockerSandboxConfigSchema } from "./config.js";
+
+export const dockerSandbox: SandboxBackendDefinition<DockerSandboxConfig> = {
+  name: "docker",
+  configSchema: DockerSandboxConfigSchema,
+  async create(config) {
+    const { DockerBackend } = await import("./backend.js");
+    return DockerBackend.start(config);
+  },
+};

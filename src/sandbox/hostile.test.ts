@@ -1,0 +1,369 @@
+/**
+ * Hostile programs in the bwrap sandbox, for real: each is contained, and reported with the limit
+ * or the denial that stopped it; the host is unchanged (no connection reached it, no file of it was
+ * written or read, no process outlives close()).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { BwrapBackend } from "./bwrap.js";
+import { BwrapSandboxConfigSchema } from "./config.js";
+import { type ExecResult, type Sandbox, SandboxError } from "./types.js";
+
+let backend: BwrapBackend;
+let box: Sandbox;
+
+/** Host processes whose command line contains `marker`. */
+function hostProcesses(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+const py = (code: string, o = {}) => box.exec(["python3", "-c", code], o);
+const sh = (line: string, o = {}) => box.exec(["sh", "-c", line], o);
+
+function failedWith(r: ExecResult, pattern: RegExp): void {
+  assert.notEqual(r.exitCode, 0, `expected a failure, got ${JSON.stringify(r)}`);
+  assert.match(r.stdout + r.stderr, pattern);
+}
+
+before(async () => {
+  backend = await BwrapBackend.start(BwrapSandboxConfigSchema.parse({ backend: "bwrap" }));
+});
+
+/**
+ * A fresh sandbox per test of the calling suite: what one hostile program leaves (sleeping
+ * children holding the pids budget, a full disk) is not the next one's problem. (Hooks of the
+ * root suite would run once per suite, not per test.)
+ */
+function freshBoxPerTest(): void {
+  beforeEach(async () => {
+    box = await backend.create({
+      limits: { memoryMb: 256, pids: 64, diskMb: 32, fileMb: 8, cpuSeconds: 2 },
+    });
+  });
+  afterEach(async () => {
+    await box.close();
+  });
+}
+
+after(async () => {
+  await backend.close();
+});
+
+describe("the network", () => {
+  freshBoxPerTest();
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  before(async () => {
+    server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => server.close());
+
+  it("host loopback: a server listening on the host's 127.0.0.1 is unreachable", async () => {
+    const r = await py(
+      `import socket\nsocket.create_connection(("127.0.0.1", ${port}), timeout=3)`,
+    );
+    failedWith(r, /ConnectionRefusedError|Connection refused/);
+    assert.equal(connections, 0);
+  });
+
+  it("outside: no route to any address", async () => {
+    const r = await py(`import socket\nsocket.create_connection(("1.1.1.1", 80), timeout=3)`);
+    failedWith(r, /Network is unreachable/);
+  });
+
+  it("DNS: no resolver, no name resolves", async () => {
+    const r = await py(`import socket\nsocket.getaddrinfo("example.com", 80)`);
+    failedWith(r, /gaierror/);
+    assert.equal((await sh("test -e /etc/resolv.conf")).exitCode, 1);
+  });
+});
+
+describe("resource limits", () => {
+  freshBoxPerTest();
+  it("fork bomb (fork until refused): stopped by the pids limit", async () => {
+    const r = await py(
+      "import os, sys, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(600)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e)\n    sys.exit(1)",
+      { timeoutS: 20 },
+    );
+    assert.equal(r.exitCode, 1, r.stderr);
+    assert.equal(r.limit, "pids");
+    // The budget is the command's; the init's own threads come on top (INIT_TASKS).
+    assert.ok(Number(r.stdout.split(" ")[0]) <= 64 + 16, r.stdout);
+  });
+
+  it("shell fork bomb: contained until the timeout, and the sandbox is still usable", async () => {
+    const r = await sh("b(){ b | b & }; b; sleep 30", { timeoutS: 2 });
+    assert.equal(r.timedOut, true, JSON.stringify(r));
+    assert.equal(r.limit, "timeout");
+    const s = await backend.create();
+    try {
+      assert.equal((await s.exec(["echo", "ok"])).stdout, "ok\n");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("memory bomb (one allocation past memoryMb): refused, limit memory", async () => {
+    const r = await py("x = bytearray(2 * 1024**3)");
+    failedWith(r, /MemoryError/);
+    assert.equal(r.limit, "memory");
+  });
+
+  it("memory bomb across processes (each under the per-process limit): the cgroup kills, limit memory", async (t) => {
+    if (backend.limitsBy !== "cgroup") {
+      t.skip(
+        "no cgroup can be made here (not root, no delegated cgroup v2 subtree): rlimits bound memory per process only",
+      );
+      return;
+    }
+    const r = await py(
+      "import os\nfor _ in range(5):\n    if os.fork() == 0:\n        b = bytearray(200 * 1024**2)\n        for i in range(0, len(b), 4096): b[i] = 1\n        os._exit(0)\nwhile True:\n    try:\n        pid, st = os.wait()\n    except ChildProcessError:\n        break\n    if os.WIFSIGNALED(st): os.kill(os.getpid(), os.WTERMSIG(st))",
+      { timeoutS: 20 },
+    );
+    assert.equal(r.limit, "memory", JSON.stringify(r));
+  });
+
+  it("disk filler: the work dir fills up at diskMb, limit disk", async () => {
+    const r = await py(
+      "import os\nwith open('fill', 'wb') as f:\n    pass\ni = 0\nwhile True:\n    with open(f'fill{i}', 'wb') as f:\n        f.write(b'x' * 4 * 1024**2)\n    i += 1",
+    );
+    failedWith(r, /No space left on device/);
+    assert.equal(r.limit, "disk");
+    assert.ok(Number((await sh("du -sm /work | cut -f1")).stdout) <= 33);
+    await sh("rm -f fill*");
+  });
+
+  it("a file larger than fileMb: SIGXFSZ, limit disk", async () => {
+    const r = await sh("head -c 64M /dev/zero > big");
+    assert.equal(r.signal, "SIGXFSZ");
+    assert.equal(r.limit, "disk");
+    await sh("rm -f big");
+  });
+
+  it("output flood: cut at maxOutputBytes and killed, limit output", async () => {
+    const r = await box.exec(["yes"], { maxOutputBytes: 10_000, timeoutS: 20 });
+    assert.equal(r.limit, "output");
+    assert.equal(r.stdoutTruncated, true);
+    assert.equal(r.stdout.length, 10_000);
+    assert.ok(r.wallSeconds < 10);
+  });
+
+  it("sleep past the timeout: killed at the timeout", async () => {
+    const r = await box.exec(["sleep", "30"], { timeoutS: 0.5 });
+    assert.equal(r.timedOut, true, JSON.stringify(r));
+    assert.equal(r.limit, "timeout");
+    assert.equal(r.signal, "SIGKILL");
+    assert.ok(r.wallSeconds >= 0.5 && r.wallSeconds < 5, String(r.wallSeconds));
+  });
+
+  it("CPU spin: RLIMIT_CPU stops it at cpuSeconds, limit cpu", async () => {
+    const r = await py("while True: pass", { timeoutS: 30 });
+    assert.equal(r.signal, "SIGXCPU");
+    assert.equal(r.limit, "cpu");
+    assert.ok(r.wallSeconds < 10);
+  });
+});
+
+describe("escapes", () => {
+  freshBoxPerTest();
+  it("detached daemons (setsid, double fork) do not outlive close()", async () => {
+    const s = await backend.create();
+    const marker = "31337421";
+    await s.exec(["sh", "-c", `setsid sleep ${marker} >/dev/null 2>&1 < /dev/null &`]);
+    await s.exec([
+      "python3",
+      "-c",
+      `import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execvp("sleep", ["sleep", "${marker}.5"])\n    os._exit(0)`,
+    ]);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(hostProcesses(marker).length, 2, "both daemons run until close");
+    await s.close();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(hostProcesses(marker), []);
+  });
+
+  it("writes outside the work dir are refused (read-only root, /usr, /etc)", async () => {
+    for (const path of ["/x", "/usr/x", "/etc/x", "/bin/x", "/home"]) {
+      const r = await sh(`touch ${path}`);
+      failedWith(r, /Read-only file system/);
+    }
+    assert.equal(existsSync("/x"), false);
+    assert.equal(existsSync("/usr/x"), false);
+  });
+
+  it("the host's home and files are not there", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rllm-secret-"));
+    writeFileSync(join(dir, "secret"), "host secret");
+    try {
+      failedWith(await sh(`cat ${join(dir, "secret")}`), /No such file/);
+      failedWith(await sh("ls /root"), /No such file/);
+      failedWith(await sh("ls /home"), /No such file/);
+      assert.equal((await sh("echo $HOME")).stdout, "/work\n");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it("the host's environment does not leak in", async () => {
+    process.env.RLLM_HOSTILE_SECRET = "s3cr3t";
+    try {
+      const r = await box.exec(["env"]);
+      assert.doesNotMatch(r.stdout, /s3cr3t|RLLM_HOSTILE_SECRET/);
+      assert.deepEqual(
+        r.stdout
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.split("=")[0])
+          .sort(),
+        ["HOME", "LANG", "PATH", "PWD", "TMPDIR", "USER"],
+      );
+    } finally {
+      delete process.env.RLLM_HOSTILE_SECRET;
+    }
+  });
+
+  it("other users' files: no shadow, and passwd lists the sandbox's user only", async () => {
+    failedWith(await sh("cat /etc/shadow"), /No such file/);
+    const passwd = (await sh("cat /etc/passwd")).stdout;
+    assert.deepEqual(
+      passwd
+        .trim()
+        .split("\n")
+        .map((l) => l.split(":")[0]),
+      ["nobody", "sandbox"],
+    );
+    assert.match((await box.exec(["id"])).stdout, /uid=1000\(sandbox\)/);
+  });
+
+  it("/proc shows the sandbox's processes only", async () => {
+    const r = await sh("for p in /proc/[0-9]*; do cat $p/comm; done");
+    assert.doesNotMatch(r.stdout, /node --import|systemd|bash\n/);
+    assert.ok(r.stdout.trim().split("\n").length < 10, r.stdout);
+    failedWith(await sh(`cat /proc/${process.pid}/environ`), /No such file/);
+  });
+
+  it("ptrace and process_vm_readv are refused (the init cannot be read or rewritten)", async () => {
+    const r = await py(
+      "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.ptrace(16, 1, 0, 0), os.strerror(ctypes.get_errno()))\nprint(libc.syscall(310, 1, 0, 0, 0, 0, 0), os.strerror(ctypes.get_errno()))",
+    );
+    assert.equal(r.stdout, "-1 Operation not permitted\n-1 Operation not permitted\n");
+  });
+
+  it("the kernel keyring, bpf and perf events are refused", async () => {
+    const r = await py(
+      "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfor nr in (250, 321, 298):\n    print(libc.syscall(nr, 0, 0, 0, 0, 0), os.strerror(ctypes.get_errno()))",
+    );
+    assert.equal(r.stdout, "-1 Operation not permitted\n".repeat(3));
+  });
+
+  it("a symlink out of the work dir, written through by an upload, stays inside the sandbox", async () => {
+    await sh("ln -sfn /etc link && ln -sfn /etc/passwd pw");
+    await assert.rejects(box.upload([{ path: "link/evil", content: "x" }]), /read-only|EROFS/i);
+    assert.equal(existsSync("/etc/evil"), false);
+    const pw = Buffer.from(await box.download("pw")).toString();
+    assert.match(pw, /^nobody:x:65534/);
+    assert.doesNotMatch(pw, /^root:/m);
+    await sh("rm link pw");
+  });
+
+  it("`..` and absolute paths are refused before anything is written", async () => {
+    for (const path of ["../x", "a/../../x", "/etc/passwd", "./x", ""]) {
+      await assert.rejects(box.upload([{ path, content: "x" }]), SandboxError);
+      await assert.rejects(box.download(path), SandboxError);
+    }
+    await assert.rejects(box.exec(["true"], { cwd: "../.." }), SandboxError);
+  });
+
+  it("killing its parent ends that command; pid 1 cannot be killed", async () => {
+    const r = await sh("kill -9 $PPID; sleep 1");
+    assert.equal(r.signal, "SIGKILL");
+    await sh("kill -9 1; kill -TERM 1");
+    assert.equal((await box.exec(["echo", "alive"])).stdout, "alive\n");
+  });
+
+  it("killing every process it may (kill -9 -1) ends the sandbox, and says so", async () => {
+    const r = await sh("kill -9 -1; sleep 5");
+    assert.equal(r.signal, "SIGKILL");
+    assert.match(r.stderr, /the sandbox ended/);
+    await assert.rejects(box.exec(["true"]), /has ended/);
+    const next = await backend.create();
+    try {
+      assert.equal((await next.exec(["echo", "ok"])).stdout, "ok\n");
+    } finally {
+      await next.close();
+    }
+  });
+
+  it("limits cannot be raised from inside, and the cgroup tree is not there", async () => {
+    failedWith(await sh("prlimit --pid $$ --cpu=unlimited:unlimited"), /Operation not permitted/);
+    failedWith(await sh("ulimit -n 100000"), /./);
+    failedWith(await sh("ls /sys/fs/cgroup"), /No such file/);
+  });
+
+  it("no new user namespaces, mounts or setuid", async () => {
+    failedWith(await sh("unshare -U true"), /unshare failed/);
+    failedWith(await sh("mount -t tmpfs none /work/m"), /./);
+    failedWith(await sh("su -c id root"), /./);
+    assert.equal((await sh("grep NoNewPrivs /proc/self/status")).stdout.trim(), "NoNewPrivs:\t1");
+    assert.match((await sh("grep CapEff /proc/self/status")).stdout, /CapEff:\s+0000000000000000/);
+  });
+
+  it("no host devices", async () => {
+    const r = await sh("ls /dev");
+    assert.doesNotMatch(r.stdout, /\b(sda|nvme|mem|kmsg|vda)\b/);
+    assert.match(r.stdout, /\bnull\b/);
+  });
+
+  it("two sandboxes see neither each other's files nor processes", async () => {
+    const a = await backend.create();
+    const b = await backend.create();
+    try {
+      await a.exec(["sh", "-c", "echo mine > f; setsid sleep 4242424 > /dev/null 2>&1 &"]);
+      failedWith(await b.exec(["cat", "f"]), /No such file/);
+      const ps = await b.exec(["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"]);
+      assert.doesNotMatch(ps.stdout, /4242424/);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("after close(): no process, no cgroup, and calls are refused", async () => {
+    const s = await backend.create();
+    await s.exec(["sh", "-c", "setsid sleep 7777771 > /dev/null 2>&1 &"]);
+    await s.close();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(hostProcesses("7777771"), []);
+    if (backend.limitsBy === "cgroup") {
+      const cgroups = readFileSync("/proc/self/cgroup", "utf8");
+      const memory = /:memory:(.*)$/m.exec(cgroups)?.[1];
+      if (memory !== undefined) {
+        const dir = join("/sys/fs/cgroup/memory", memory);
+        assert.deepEqual(
+          readdirSync(dir).filter((n) => n.endsWith(`-${s.id}`)),
+          [],
+        );
+      }
+    }
+    await assert.rejects(s.exec(["true"]), /closed/);
+  });
+});

@@ -1,0 +1,510 @@
+/**
+ * The Daytona sandbox backend: each sandbox a Daytona sandbox, driven over its REST API (the API
+ * for the sandbox's life, its toolbox for commands and files). The contract, with its sources, is
+ * in the header of src/testing/fake-sandbox-services/daytona.ts, which the tests run this against.
+ *
+ *   create  POST {apiUrl}/sandbox {name, buildInfo: {dockerfileContent: "FROM <image>\n"}, env,
+ *           memory, disk, networkBlockAll, autoStopInterval, autoDeleteInterval: 0, target, labels},
+ *           GET {apiUrl}/sandbox/{id} until state "started", then the toolbox at
+ *           {toolboxProxyUrl}/{id} makes $HOME/work, the work dir; the snapshot is uploaded into it
+ *   exec    POST {toolbox}/process/execute {command: the script of ./shell.ts, timeout, cwd, envs}
+ *   files   POST {toolbox}/files/upload?path= (multipart "file"), POST /files/permissions?path=&mode=,
+ *           GET {toolbox}/files/download?path=
+ *   close   DELETE {apiUrl}/sandbox/{id} (404: already gone)
+ *
+ * What Daytona gives and what this backend makes of it, decided once:
+ * - Limits enforced: memoryMb and diskMb as the sandbox's memory and disk, in whole GiB rounded up
+ *   (the disk holds the image too); cpuSeconds, fileMb, openFiles as ulimits of each command.
+ *   pids: Daytona has no process limit; asking for it is refused at create. A command the memory
+ *   limit kills ends with SIGKILL and limit null (nothing tells that kill from another).
+ * - The config's limits and network are the defaults of every spec (a spec's own keys win).
+ * - Network off (the default) is `networkBlockAll: true`.
+ * - The image needs sh and GNU coreutils and findutils (see ./shell.ts): any Debian or Ubuntu one.
+ * - Output: the API answers once the command ended, so onStdout/onStderr get the kept output once,
+ *   at the end; stdout and stderr are kept apart by the script (the API would merge them).
+ * - stdin: the API has none; the bytes are uploaded to a file the command reads.
+ * - timeout: Daytona's own (whole seconds, rounded up), which SIGKILLs the command's process group;
+ *   the output written until then is collected by a second request. An abort kills that group
+ *   with a request of its own. cpuSeconds: null (not measured).
+ * - wallSeconds is measured here, network round trips included.
+ * - Retries: see ./http.ts. A create is retried safely: the sandbox has a unique name, and a retry
+ *   answered 409 (the first attempt did create it) fetches that sandbox.
+ * - A sandbox left behind by a crashed run stops after autoStopMinutes idle and is then deleted
+ *   (autoDeleteInterval 0). A single command running longer than that may count as idle.
+ */
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { common, type SandboxBackendDefinition } from "../config.js";
+import { contentBytes, resolveSpec, workPath } from "../spec.js";
+import {
+  type ExecOptions,
+  type ExecResult,
+  type Sandbox,
+  type SandboxBackend,
+  type SandboxCapabilities,
+  SandboxClosedError,
+  SandboxError,
+  type SandboxFile,
+  type SandboxLimits,
+  type SandboxSnapshot,
+  type SandboxSpec,
+} from "../types.js";
+import { ServiceClient } from "./http.js";
+import {
+  type Collected,
+  collectScript,
+  hasResult,
+  killScript,
+  parseCollected,
+  runScript,
+  shQuote,
+  statusOutcome,
+} from "./shell.js";
+
+export const DaytonaSandboxConfigSchema = z.strictObject({
+  backend: z.literal("daytona"),
+  ...common,
+  /** The Daytona API. */
+  apiUrl: z.url().default("https://app.daytona.io/api"),
+  /** API key; default the DAYTONA_API_KEY environment variable. */
+  apiKey: z.string().min(1).optional(),
+  /** Sent as X-Daytona-Organization-ID (a key of several organizations). */
+  organizationId: z.string().min(1).optional(),
+  /** The image sandboxes run (a spec's image overrides it); Daytona builds it once and caches it. */
+  image: z.string().min(1).default("python:3.12-slim"),
+  /** The region sandboxes are created in; default the organization's. */
+  target: z.string().min(1).optional(),
+  /** How long a sandbox may take to start (an image's first build included), seconds. */
+  startTimeoutS: z.number().positive().default(300),
+  /** Idle minutes after which Daytona stops, and so deletes, a sandbox a crashed run left. */
+  autoStopMinutes: z.number().int().min(1).default(15),
+});
+export type DaytonaSandboxConfig = z.infer<typeof DaytonaSandboxConfigSchema>;
+
+export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
+  name: "daytona",
+  configSchema: DaytonaSandboxConfigSchema,
+  async create(config) {
+    return DaytonaBackend.start(config);
+  },
+};
+
+export const DAYTONA_CAPABILITIES: SandboxCapabilities = {
+  limits: ["memoryMb", "diskMb", "cpuSeconds", "fileMb", "openFiles"],
+  network: true,
+  hostPaths: false,
+  image: true,
+  cpuSeconds: false,
+};
+
+const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/; // the toolbox's ValidateEnvKeys
+const POLL_MS = 500;
+const DEFAULT_TIMEOUT_S = 30;
+const DEFAULT_MAX_OUTPUT = 1 << 20;
+
+/** What the API answers for a sandbox (the fields this backend reads). */
+interface SandboxDto {
+  id: string;
+  state?: string;
+  errorReason?: string;
+  toolboxProxyUrl: string;
+}
+
+export class DaytonaBackend implements SandboxBackend {
+  readonly name = "daytona";
+  readonly capabilities = DAYTONA_CAPABILITIES;
+  private readonly open = new Set<DaytonaSandbox>();
+
+  private constructor(
+    private readonly config: DaytonaSandboxConfig,
+    readonly api: ServiceClient,
+    private readonly apiUrl: string,
+  ) {}
+
+  static start(config: DaytonaSandboxConfig): DaytonaBackend {
+    const apiKey = config.apiKey ?? process.env.DAYTONA_API_KEY;
+    if (!apiKey) {
+      throw new SandboxError(
+        "the daytona sandbox backend needs an API key: set sandbox.apiKey in the config or DAYTONA_API_KEY in the environment (create one at https://app.daytona.io/dashboard/keys)",
+      );
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (config.organizationId) headers["x-daytona-organization-id"] = config.organizationId;
+    const api = new ServiceClient("daytona", headers, (status) =>
+      status === 401
+        ? `the API key was refused: check sandbox.apiKey or DAYTONA_API_KEY${config.apiKey ? " (sandbox.apiKey is set)" : ""}`
+        : status === 403
+          ? "the API key lacks a permission this needs (sandboxes: write, delete), or sandbox.organizationId is not its organization"
+          : "",
+    );
+    return new DaytonaBackend(config, api, config.apiUrl.replace(/\/+$/, ""));
+  }
+
+  async create(spec: SandboxSpec = {}): Promise<Sandbox> {
+    const network = spec.network ?? this.config.network;
+    const merged: SandboxSpec = {
+      ...spec,
+      network,
+      limits: { ...this.config.limits, ...spec.limits },
+    };
+    const limits = resolveSpec(this.name, this.capabilities, merged);
+    for (const key of Object.keys(spec.env ?? {})) checkEnvKey(key, "spec.env");
+    const dto = await this.createSandbox(this.createBody(merged, limits, network));
+    let sandbox: DaytonaSandbox;
+    try {
+      const started = await this.waitStarted(dto);
+      sandbox = await DaytonaSandbox.open(this, started, limits, (s) => this.open.delete(s));
+      if (spec.snapshot) await sandbox.upload(spec.snapshot.files);
+    } catch (err) {
+      await this.deleteSandbox(dto.id).catch(() => {});
+      throw err;
+    }
+    this.open.add(sandbox);
+    return sandbox;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.open].map((s) => s.close()));
+  }
+
+  /** The body of POST /sandbox (the API's CreateSandbox). */
+  private createBody(
+    spec: SandboxSpec,
+    limits: SandboxLimits,
+    network: boolean,
+  ): Record<string, unknown> {
+    const image = spec.image ?? this.config.image;
+    if (!image || /\s/.test(image)) {
+      throw new SandboxError(
+        `daytona: image ${JSON.stringify(image)} is not an image reference (it becomes "FROM <image>" of a Dockerfile; no spaces or newlines)`,
+      );
+    }
+    const body: Record<string, unknown> = {
+      name: `rllm-${randomUUID()}`,
+      buildInfo: { dockerfileContent: `FROM ${image}\n` },
+      env: spec.env ?? {},
+      labels: { "rllm.sandbox": "true" },
+      memory: Math.ceil(limits.memoryMb / 1024),
+      disk: Math.ceil(limits.diskMb / 1024),
+      networkBlockAll: !network,
+      autoStopInterval: this.config.autoStopMinutes,
+      autoDeleteInterval: 0,
+    };
+    if (this.config.target) body.target = this.config.target;
+    return body;
+  }
+
+  private async createSandbox(body: Record<string, unknown>): Promise<SandboxDto> {
+    const res = await this.api.request({
+      method: "POST",
+      url: `${this.apiUrl}/sandbox`,
+      json: body,
+      accept: [409],
+      what: "create a sandbox",
+    });
+    if (res.status !== 409) return res.json<SandboxDto>();
+    // A retried create whose first attempt went through: the sandbox exists under its name.
+    return this.getSandbox(String(body.name));
+  }
+
+  private async getSandbox(idOrName: string): Promise<SandboxDto> {
+    const res = await this.api.request({
+      method: "GET",
+      url: `${this.apiUrl}/sandbox/${encodeURIComponent(idOrName)}`,
+      what: `read sandbox ${idOrName}`,
+    });
+    return res.json<SandboxDto>();
+  }
+
+  private async waitStarted(first: SandboxDto): Promise<SandboxDto> {
+    const deadline = Date.now() + this.config.startTimeoutS * 1000;
+    let dto = first;
+    while (dto.state !== "started") {
+      if (dto.state === "error" || dto.state === "build_failed") {
+        throw new SandboxError(
+          `daytona: sandbox ${dto.id} failed to start (state ${dto.state}): ${dto.errorReason ?? "no reason given"}`,
+        );
+      }
+      if (Date.now() > deadline) {
+        throw new SandboxError(
+          `daytona: sandbox ${dto.id} did not start within startTimeoutS=${this.config.startTimeoutS}s (state ${dto.state}); raise sandbox.startTimeoutS (an image's first build takes minutes)`,
+        );
+      }
+      await sleep(POLL_MS);
+      dto = await this.getSandbox(dto.id);
+    }
+    return dto;
+  }
+
+  async deleteSandbox(id: string): Promise<void> {
+    await this.api.request({
+      method: "DELETE",
+      url: `${this.apiUrl}/sandbox/${encodeURIComponent(id)}`,
+      accept: [404],
+      what: `delete sandbox ${id}`,
+    });
+  }
+}
+
+function checkEnvKey(key: string, where: string): void {
+  if (!ENV_KEY.test(key)) {
+    throw new SandboxError(
+      `${where}: environment variable name ${JSON.stringify(key)} is invalid for daytona (letters, digits, _; not starting with a digit)`,
+    );
+  }
+}
+
+class DaytonaSandbox implements Sandbox {
+  private closed = false;
+  private execs = 0;
+
+  private constructor(
+    private readonly backend: DaytonaBackend,
+    readonly id: string,
+    private readonly toolbox: string,
+    private readonly home: string,
+    readonly workdir: string,
+    private readonly limits: SandboxLimits,
+    private readonly onClose: (s: DaytonaSandbox) => void,
+  ) {}
+
+  /** Make the work dir ($HOME/work) of a started sandbox. */
+  static async open(
+    backend: DaytonaBackend,
+    dto: SandboxDto,
+    limits: SandboxLimits,
+    onClose: (s: DaytonaSandbox) => void,
+  ): Promise<DaytonaSandbox> {
+    const toolbox = `${dto.toolboxProxyUrl.replace(/\/+$/, "")}/${encodeURIComponent(dto.id)}`;
+    const res = await execute(backend.api, toolbox, {
+      command: `mkdir -p "$HOME/work" && cd "$HOME/work" && printf '%s\\n%s\\n' "$HOME" "$(pwd -P)"`,
+      timeout: 60,
+    });
+    const [home, workdir] = res.result.split("\n");
+    if (res.exitCode !== 0 || !home?.startsWith("/") || !workdir?.startsWith("/")) {
+      throw new SandboxError(
+        `daytona: cannot make the work dir $HOME/work in sandbox ${dto.id} (exit ${res.exitCode}): ${res.result.trim()}`,
+      );
+    }
+    return new DaytonaSandbox(backend, dto.id, toolbox, home, workdir, limits, onClose);
+  }
+
+  async exec(command: string[], o: ExecOptions = {}): Promise<ExecResult> {
+    this.check();
+    if (
+      !Array.isArray(command) ||
+      command.length === 0 ||
+      command.some((a) => typeof a !== "string")
+    ) {
+      throw new SandboxError(
+        'exec needs a non-empty argv of strings (use ["sh", "-c", line] for a shell line)',
+      );
+    }
+    const timeoutS = o.timeoutS ?? DEFAULT_TIMEOUT_S;
+    const maxOutputBytes = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+    if (!(timeoutS > 0)) throw new SandboxError(`exec timeoutS must be positive, got ${timeoutS}`);
+    if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 0)) {
+      throw new SandboxError(
+        `exec maxOutputBytes must be a non-negative integer, got ${maxOutputBytes}`,
+      );
+    }
+    for (const key of Object.keys(o.env ?? {})) checkEnvKey(key, "exec env");
+    const cwd = o.cwd === undefined ? this.workdir : `${this.workdir}/${workPath(o.cwd)}`;
+    const dir = `${this.home}/.rllm-exec/${++this.execs}`;
+    const started = performance.now();
+    if (o.signal?.aborted) {
+      const none = new Uint8Array(0);
+      const c: Collected = { status: null, cut: false, stdout: none, stderr: none };
+      return this.result(c, { timedOut: false, aborted: true, maxOutputBytes, started, o });
+    }
+    if (o.stdin !== undefined) await this.putFile(`${dir}/stdin`, contentBytes(o.stdin));
+    let aborted = false;
+    const abort = () => {
+      aborted = true;
+      void execute(this.backend.api, this.toolbox, { command: killScript(dir), timeout: 30 }).catch(
+        () => {},
+      );
+    };
+    o.signal?.addEventListener("abort", abort, { once: true });
+    let res: Awaited<ReturnType<typeof execute>>;
+    try {
+      res = await execute(this.backend.api, this.toolbox, {
+        command: runScript({
+          dir,
+          argv: command,
+          cwd,
+          stdin: o.stdin !== undefined,
+          maxOutputBytes,
+          ulimits: {
+            cpuSeconds: this.limits.cpuSeconds,
+            fileMb: this.limits.fileMb,
+            openFiles: this.limits.openFiles,
+          },
+        }),
+        timeout: Math.max(1, Math.ceil(timeoutS)),
+        cwd: this.workdir,
+        envs: o.env,
+      });
+    } finally {
+      o.signal?.removeEventListener("abort", abort);
+    }
+    // Killed before it printed the result (timeout, abort, an output cap): collect it apart.
+    const text = hasResult(res.result)
+      ? res.result
+      : (
+          await execute(this.backend.api, this.toolbox, {
+            command: collectScript(dir),
+            timeout: 60,
+          })
+        ).result;
+    const c = parseCollected(text);
+    if (c.status === null && !c.cut && !res.timedOut && !aborted) {
+      throw new SandboxError(
+        `daytona: the command ended without a result in sandbox ${this.id} (toolbox exit ${res.exitCode}): ${res.result.trim().slice(0, 500)}`,
+      );
+    }
+    return this.result(c, { timedOut: res.timedOut, aborted, maxOutputBytes, started, o });
+  }
+
+  private result(
+    c: Collected,
+    r: {
+      timedOut: boolean;
+      aborted: boolean;
+      maxOutputBytes: number;
+      started: number;
+      o: ExecOptions;
+    },
+  ): ExecResult {
+    if (c.stdout.length) r.o.onStdout?.(c.stdout);
+    if (c.stderr.length) r.o.onStderr?.(c.stderr);
+    const killed = { exitCode: null, signal: "SIGKILL" };
+    const outcome =
+      r.timedOut || r.aborted
+        ? { ...killed, limit: "timeout" as const }
+        : c.cut
+          ? { ...(c.status === null ? killed : statusOutcome(c.status)), limit: "output" as const }
+          : statusOutcome(c.status as number);
+    const text = (b: Uint8Array) => new TextDecoder().decode(b.subarray(0, r.maxOutputBytes));
+    return {
+      ...outcome,
+      stdout: text(c.stdout),
+      stderr: text(c.stderr),
+      stdoutTruncated: c.stdout.length > r.maxOutputBytes,
+      stderrTruncated: c.stderr.length > r.maxOutputBytes,
+      timedOut: r.timedOut,
+      wallSeconds: (performance.now() - r.started) / 1000,
+      cpuSeconds: null,
+    };
+  }
+
+  async upload(files: SandboxFile[]): Promise<void> {
+    this.check();
+    const checked = files.map((f) => {
+      const mode = f.mode ?? 0o644;
+      if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) {
+        throw new SandboxError(
+          `file ${JSON.stringify(f.path)}: mode must be Unix permission bits (0 to 0o7777), got ${f.mode}`,
+        );
+      }
+      return { path: workPath(f.path), content: f.content, mode };
+    });
+    for (const f of checked) {
+      const target = `${this.workdir}/${f.path}`;
+      await this.putFile(target, contentBytes(f.content));
+      const mode = f.mode;
+      await this.backend.api.request({
+        method: "POST",
+        url: `${this.toolbox}/files/permissions`,
+        query: { path: target, mode: mode.toString(8).padStart(4, "0") },
+        what: `set the mode of ${f.path} in sandbox ${this.id}`,
+      });
+    }
+  }
+
+  private async putFile(target: string, bytes: Uint8Array): Promise<void> {
+    const form = new FormData();
+    form.set("file", new Blob([bytes]), target.slice(target.lastIndexOf("/") + 1));
+    await this.backend.api.request({
+      method: "POST",
+      url: `${this.toolbox}/files/upload`,
+      query: { path: target },
+      body: form,
+      what: `upload ${target} to sandbox ${this.id}`,
+    });
+  }
+
+  async download(path: string): Promise<Uint8Array> {
+    this.check();
+    const rel = workPath(path);
+    const res = await this.backend.api.request({
+      method: "GET",
+      url: `${this.toolbox}/files/download`,
+      query: { path: `${this.workdir}/${rel}` },
+      accept: [404],
+      what: `download ${rel} from sandbox ${this.id}`,
+    });
+    if (res.status === 404) {
+      throw new SandboxError(
+        `no file ${JSON.stringify(rel)} in the work dir of sandbox ${this.id}`,
+      );
+    }
+    return res.bytes;
+  }
+
+  async snapshot(): Promise<SandboxSnapshot> {
+    this.check();
+    const res = await execute(this.backend.api, this.toolbox, {
+      command: `cd ${shQuote(this.workdir)} && find . -type f -printf '%m %P\\0' 2>/dev/null`,
+      timeout: 60,
+    });
+    if (res.exitCode !== 0) {
+      throw new SandboxError(
+        `daytona: cannot list the work dir of sandbox ${this.id} (exit ${res.exitCode}): ${res.result.trim().slice(0, 500)}`,
+      );
+    }
+    const entries = res.result
+      .split("\0")
+      .filter(Boolean)
+      .map((e) => ({
+        mode: Number.parseInt(e.slice(0, e.indexOf(" ")), 8),
+        path: e.slice(e.indexOf(" ") + 1),
+      }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files: SandboxFile[] = [];
+    for (const e of entries)
+      files.push({ path: e.path, content: await this.download(e.path), mode: e.mode });
+    return { files };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(this);
+    await this.backend.deleteSandbox(this.id);
+  }
+
+  private check(): void {
+    if (this.closed) throw new SandboxClosedError(this.id);
+  }
+}
+
+/** POST /process/execute; a 408 (the command's timeout) is `timedOut`, not an error. */
+async function execute(
+  api: ServiceClient,
+  toolbox: string,
+  request: { command: string; timeout: number; cwd?: string; envs?: Record<string, string> },
+): Promise<{ exitCode: number; result: string; timedOut: boolean }> {
+  const res = await api.request({
+    method: "POST",
+    url: `${toolbox}/process/execute`,
+    json: request,
+    accept: [408],
+    retry: "429",
+    what: "run a command",
+  });
+  if (res.status === 408) return { exitCode: -1, result: "", timedOut: true };
+  const body = res.json<{ exitCode: number; result: string }>();
+  return { ...body, timedOut: false };
+}
