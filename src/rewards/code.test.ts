@@ -294,6 +294,25 @@ test("call-based tests: a Solution method, Python's == on the returned value", a
   assert.equal((await grade(plain, `${py}def f(x):\n    return [1, 2]${end}`)).reward, 1);
   const nested = await grade(plain, `${py}def f(x):\n    return [(1,), 2]${end}`);
   assert.match(tests(nested)[0]!.reason!, /returned a tuple, which no JSON output equals/);
+  // Every call runs (the runner cannot tell a wrong value): each gets its own verdict.
+  const two: Task = {
+    id: "two",
+    data: {
+      tests: {
+        kind: "call",
+        fnName: "g",
+        cases: [
+          { input: "1", output: "2" },
+          { input: "2", output: "4" },
+        ],
+      },
+    },
+  };
+  const half = await grade(two, `${py}def g(x):\n    return 4${end}`);
+  assert.deepEqual(
+    tests(half).map((t) => t.outcome),
+    ["fail", "pass"],
+  );
   const wrong = await grade(plain, `${py}def f(x):\n    return [1, 3]${end}`);
   assert.match(tests(wrong)[0]!.reason!, /wrong answer: expected \[true, 2\.0\], got \[1, 3\]/);
 });

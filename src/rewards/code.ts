@@ -23,7 +23,8 @@
  *
  * Running: each grade acquires a sandbox from the `SandboxSource`, works in a fresh directory of
  * it, and releases it. stdio cases run as one exec each, under the per-test timeout, and are judged
- * on the host. The other kinds run in one exec of a runner (code-runners.ts) that times each step
+ * on the host (measured with bwrap on 2 cores: ~5 ms of exec overhead on ~20-30 ms of python3
+ * start-up per case, 50 cases in ~1.4 s — not worth a second process layer inside the sandbox). The other kinds run in one exec of a runner (code-runners.ts) that times each step
  * and reports through a nonce-checked result file, never through stdout. Every exec's timeout is
  * cut to what is left of the task's budget; tests the budget never reached are `timeout`.
  *
@@ -66,7 +67,10 @@ export const CodeGraderOptionsSchema = z.strictObject({
   testTimeoutS: z.number().positive().default(6),
   /** Wall-clock seconds for all of a task's execs together. Default 60. */
   taskTimeoutS: z.number().positive().default(60),
-  /** Stop at the first test that does not pass (the rest are `skipped`). Default true. */
+  /**
+   * Stop at the first test that does not pass (the rest are `skipped`); call-based tests stop at
+   * errors and timeouts only, as their values are judged after the run. Default true.
+   */
   stopOnFailure: z.boolean().default(true),
   /** The spec each sandbox is acquired with (limits, hostPaths for an interpreter outside /usr). */
   spec: z.custom<SandboxSpec>((v) => v !== null && typeof v === "object").optional(),
@@ -346,28 +350,23 @@ async function runStdio(
   return results;
 }
 
-/** call: the runner returns values; they are compared here. */
+/**
+ * call: the runner returns values; they are compared here. The runner cannot tell a wrong value,
+ * so every call it made is judged (stopOnFailure stops it at errors and timeouts only).
+ */
 function judgeValues(
   outcome: RunnerOutcome,
   tests: Extract<CodeTests, { kind: "call" }>,
-  stopOnFailure: boolean,
 ): CodeTestResult[] {
-  let stop = false;
   return outcome.results.map((result, i) => {
-    if (stop) return { outcome: "skipped", reason: "an earlier test did not pass" };
     const value = outcome.values[i];
-    let judged = result;
-    if (result.outcome === "pass") {
-      const expected = parsePyJson(tests.cases[i]!.output);
-      judged = pyEqual(parsePyJson(value ?? "null"), expected)
-        ? result
-        : {
-            outcome: "fail",
-            reason: `wrong answer: expected ${shorten(tests.cases[i]!.output, 100)}, got ${shorten(value ?? "", 100)}`,
-          };
-    }
-    stop = judged.outcome !== "pass" && stopOnFailure;
-    return judged;
+    if (result.outcome !== "pass" || value === undefined) return result;
+    const expected = tests.cases[i]!.output;
+    if (pyEqual(parsePyJson(value), parsePyJson(expected))) return result;
+    return {
+      outcome: "fail",
+      reason: `wrong answer: expected ${shorten(expected, 100)}, got ${shorten(value, 100)}`,
+    };
   });
 }
 
@@ -403,7 +402,7 @@ async function runTests(run: Run, task: CodeTask): Promise<CodeTestResult[]> {
         tests: tests.cases.map((c) => c.input),
       };
       const outcome = await runRunner(run, language, spec, tests.cases.length);
-      return judgeValues(outcome, tests, run.options.stopOnFailure);
+      return judgeValues(outcome, tests);
     }
   }
 }
