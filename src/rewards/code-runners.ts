@@ -101,7 +101,7 @@ def _main():
     limit = float(spec["timeout"])
     sources = {}
 
-    def run(name, fn):
+    def run(fn):
         try:
             signal.setitimer(signal.ITIMER_REAL, limit)
             try:
@@ -122,7 +122,7 @@ def _main():
 
     def load(name, source, namespace):
         sources[name] = source
-        return run(name, lambda: exec(compile(source, name, "exec"), namespace))
+        return run(lambda: exec(compile(source, name, "exec"), namespace))
 
     program_name = spec["program"]
     with open(program_name, encoding="utf-8") as handle:
@@ -138,7 +138,7 @@ def _main():
             reason = "the test setup failed: " + reason
     target = module
     if status == "pass" and spec["mode"] == "call" and "class Solution" in program:
-        status, reason, target = run("Solution()", lambda: namespace["Solution"]())
+        status, reason, target = run(lambda: namespace["Solution"]())
     if status != "pass":
         report(test=-1, status=status, reason=reason)
         report(done=True)
@@ -149,7 +149,7 @@ def _main():
         name = "test_%d.py" % index
         if spec["mode"] == "call":
             args = [json.loads(line) for line in test.split("\n")]
-            status, reason, value = run(name, lambda: getattr(target, spec["fnName"])(*args))
+            status, reason, value = run(lambda: getattr(target, spec["fnName"])(*args))
             if status == "pass":
                 try:
                     report(test=index, status="value", value=json.dumps(_plain(value, True)))
@@ -164,7 +164,7 @@ def _main():
                     raise NameError("the program defines no %s" % spec["entryPoint"])
                 namespace["check"](namespace[spec["entryPoint"]])
             sources[name] = test
-            status, reason, _ = run(name, check)
+            status, reason, _ = run(check)
         else:
             status, reason, _ = load(name, test, namespace)
         record = {"test": index, "status": status}
@@ -265,17 +265,21 @@ async function main() {
     loaded = await run(spec.setup, "setup.js");
     if (loaded.status !== "pass") loaded.reason = "the test setup failed: " + loaded.reason;
   }
+  let callee = spec.fnName;
+  if (
+    loaded.status === "pass" &&
+    spec.mode === "call" &&
+    vm.runInContext("typeof Solution", context) === "function"
+  ) {
+    loaded = await run("globalThis.__rllm_target = new Solution()", "solution.js");
+    callee = "__rllm_target." + spec.fnName;
+  }
   if (loaded.status !== "pass") {
     report({ test: -1, status: loaded.status, reason: loaded.reason });
     report({ done: true });
     return;
   }
   report({ loaded: true });
-  let callee = spec.fnName;
-  if (spec.mode === "call" && vm.runInContext("typeof Solution", context) === "function") {
-    context.__rllm_target = vm.runInContext("new Solution()", context, { timeout: limitMs });
-    callee = "__rllm_target." + spec.fnName;
-  }
   for (const [index, test] of spec.tests.entries()) {
     const name = "test_" + index + (spec.typescript ? ".ts" : ".js");
     let result;

@@ -371,6 +371,8 @@ test("JavaScript: check(candidate), asserts, stdio, call; exits and loops handle
   assert.equal((await grade(call, cls)).reward, 1);
   const fn = `${js}const maxOf = (xs) => Math.max(...xs);${end}`;
   assert.equal((await grade(call, fn)).reward, 1);
+  const throwing = `${js}class Solution { constructor() { throw new RangeError("no"); } }${end}`;
+  assert.match(tests(await grade(call, throwing))[0]!.reason!, /did not load: RangeError: no/);
 });
 
 test("TypeScript runs where Node strips types, and is refused by name where it cannot", async () => {
