@@ -9,6 +9,7 @@ import {
   BwrapSandboxConfigSchema,
   type SandboxBackendDefinition,
 } from "./config.js";
+import { dockerSandbox } from "./docker/index.js";
 import { daytonaSandbox } from "./remote/daytona.js";
 import type { SandboxBackend } from "./types.js";
 
@@ -24,7 +25,7 @@ const bwrapSandbox: SandboxBackendDefinition<BwrapSandboxConfig> = {
 };
 
 /** The backends; the first is the default (`sandbox.backend` omitted). */
-export const SANDBOX_BACKENDS = [bwrapSandbox, daytonaSandbox] as const;
+export const SANDBOX_BACKENDS = [bwrapSandbox, dockerSandbox, daytonaSandbox] as const;
 
 type SandboxConfigOf<D> = D extends SandboxBackendDefinition<infer C> ? C : never;
 export type SandboxConfig = SandboxConfigOf<(typeof SANDBOX_BACKENDS)[number]>;

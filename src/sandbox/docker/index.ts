@@ -2,7 +2,7 @@
  * The docker sandbox backend's registry entry: its config section and how to start it (the
  * implementation is imported when a run uses it).
  */
-import type { SandboxBackendDefinition } from "../registry.js";
+import type { SandboxBackendDefinition } from "../config.js";
 import { type DockerSandboxConfig, DockerSandboxConfigSchema } from "./config.js";
 
 export { type DockerSandboxConfig, DockerSandboxConfigSchema } from "./config.js";
