@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { common } from "../config.js";
+import type { SandboxCapabilities } from "../types.js";
 
 /** `unix:///var/run/docker.sock` (DOCKER_HOST style) or a plain path: the socket's path. */
 const SocketSchema = z
@@ -38,3 +39,12 @@ export const DockerSandboxConfigSchema = z.strictObject({
     .default("v1.43"),
 });
 export type DockerSandboxConfig = z.infer<typeof DockerSandboxConfigSchema>;
+
+/** Every limit (each enforced by the kernel through HostConfig), images, no host paths. */
+export const DOCKER_CAPABILITIES: SandboxCapabilities = {
+  limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
+  network: true,
+  hostPaths: false,
+  image: true,
+  cpuSeconds: false,
+};
