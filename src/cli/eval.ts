@@ -35,6 +35,7 @@ import {
   writeJsonAtomic,
 } from "../engine/index.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
+import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
@@ -175,10 +176,13 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
     model = served.model;
     kind = served.kind;
   }
+  // Code graders and tool agents get their sandboxes from the config's section.
+  await configureSandboxes(config.sandbox);
   try {
     return await evaluate();
   } finally {
     await served?.close();
+    await closeSharedSandboxes();
   }
 
   async function evaluate(): Promise<number> {

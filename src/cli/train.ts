@@ -19,6 +19,7 @@ import {
 } from "../config/index.js";
 import { inProcessGatewayConfig } from "../engine/gateway.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
+import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
 import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest, STEP_BACKEND_DIR } from "../trainer/state.js";
@@ -206,6 +207,8 @@ export async function runTrainCommand(
     ac.abort();
   };
   process.on("SIGINT", onSigint);
+  // Code graders and tool agents get their sandboxes from the config's section.
+  await configureSandboxes(config.sandbox);
   try {
     const r = await trainer.train();
     const pct = (x?: number) => (x === undefined ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -220,5 +223,6 @@ export async function runTrainCommand(
   } finally {
     process.off("SIGINT", onSigint);
     await backend.close();
+    await closeSharedSandboxes();
   }
 }

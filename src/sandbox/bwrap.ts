@@ -41,13 +41,12 @@ import { join } from "node:path";
 import { INIT_SOURCE } from "./bwrap-init.js";
 import { BwrapSession, type InitChannel, InitChannelImpl } from "./bwrap-session.js";
 import { CgroupParent, type SandboxCgroup } from "./cgroup.js";
-import type { BwrapSandboxConfig } from "./config.js";
+import { BWRAP_CAPABILITIES, type BwrapSandboxConfig } from "./config.js";
 import { seccompFilter } from "./seccomp.js";
 import { resolveSpec } from "./spec.js";
 import {
   type Sandbox,
   type SandboxBackend,
-  type SandboxCapabilities,
   SandboxError,
   type SandboxLimits,
   type SandboxSpec,
@@ -81,17 +80,9 @@ const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 
 const SECCOMP = seccompFilter();
 
-const CAPABILITIES: SandboxCapabilities = {
-  limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
-  network: true,
-  hostPaths: true,
-  image: false,
-  cpuSeconds: true,
-};
-
 export class BwrapBackend implements SandboxBackend {
   readonly name = "bwrap";
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities = BWRAP_CAPABILITIES;
   private readonly live = new Set<Sandbox>();
 
   private constructor(

@@ -5,12 +5,14 @@
  * module holds zod and types only; the registry (`registry.ts`) imports implementations lazily.
  */
 import { z } from "zod";
-import type { SandboxBackend } from "./types.js";
+import type { SandboxBackend, SandboxCapabilities } from "./types.js";
 
 /** A sandbox backend as the registry knows it: its config section and how to start it. */
 export interface SandboxBackendDefinition<C extends { backend: string } = { backend: string }> {
   name: C["backend"];
   configSchema: z.ZodType<C>;
+  /** What it enforces: the config's limits are checked against it before a run starts. */
+  capabilities: SandboxCapabilities;
   /** Starts the backend; imports the implementation only now. */
   create(config: C): Promise<SandboxBackend>;
 }
@@ -48,3 +50,12 @@ export const BwrapSandboxConfigSchema = z.strictObject({
   hostPaths: z.array(z.string().min(1)).default([]),
 });
 export type BwrapSandboxConfig = z.infer<typeof BwrapSandboxConfigSchema>;
+
+/** bwrap enforces every limit, runs the host's tools (no image) and measures CPU per command. */
+export const BWRAP_CAPABILITIES: SandboxCapabilities = {
+  limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
+  network: true,
+  hostPaths: true,
+  image: false,
+  cpuSeconds: true,
+};

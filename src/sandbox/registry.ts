@@ -5,11 +5,14 @@
  */
 import { z } from "zod";
 import {
+  BWRAP_CAPABILITIES,
   type BwrapSandboxConfig,
   BwrapSandboxConfigSchema,
   type SandboxBackendDefinition,
 } from "./config.js";
+import { dockerSandbox } from "./docker/index.js";
 import { daytonaSandbox } from "./remote/daytona.js";
+import { resolveSpec } from "./spec.js";
 import type { SandboxBackend } from "./types.js";
 
 export type { SandboxBackendDefinition } from "./config.js";
@@ -17,6 +20,7 @@ export type { SandboxBackendDefinition } from "./config.js";
 const bwrapSandbox: SandboxBackendDefinition<BwrapSandboxConfig> = {
   name: "bwrap",
   configSchema: BwrapSandboxConfigSchema,
+  capabilities: BWRAP_CAPABILITIES,
   async create(config) {
     const { BwrapBackend } = await import("./bwrap.js");
     return BwrapBackend.start(config);
@@ -24,7 +28,7 @@ const bwrapSandbox: SandboxBackendDefinition<BwrapSandboxConfig> = {
 };
 
 /** The backends; the first is the default (`sandbox.backend` omitted). */
-export const SANDBOX_BACKENDS = [bwrapSandbox, daytonaSandbox] as const;
+export const SANDBOX_BACKENDS = [bwrapSandbox, dockerSandbox, daytonaSandbox] as const;
 
 type SandboxConfigOf<D> = D extends SandboxBackendDefinition<infer C> ? C : never;
 export type SandboxConfig = SandboxConfigOf<(typeof SANDBOX_BACKENDS)[number]>;
@@ -51,13 +55,28 @@ export const SandboxConfigSchema: z.ZodType<SandboxConfig> = z.preprocess(
   ),
 ) as unknown as z.ZodType<SandboxConfig>;
 
-/** Start the backend `config` names. */
-export function createSandboxBackend(config: SandboxConfig): Promise<SandboxBackend> {
+/** The definition `config` names. */
+function definitionOf(config: SandboxConfig): SandboxBackendDefinition<SandboxConfig> {
   const definition = SANDBOX_BACKENDS.find((d) => d.name === config.backend);
   if (!definition) {
     throw new Error(
       `unknown sandbox backend "${config.backend}"; the sandbox backends are ${sandboxBackendNames.join(", ")}`,
     );
   }
-  return (definition as SandboxBackendDefinition<SandboxConfig>).create(config);
+  return definition as SandboxBackendDefinition<SandboxConfig>;
+}
+
+/**
+ * The section's limits and network checked against what its backend enforces, without starting
+ * it: a run refuses `sandbox.limits.pids` on a backend without a process limit before it begins.
+ */
+export function checkSandboxConfig(config: SandboxConfig): void {
+  const { capabilities } = definitionOf(config);
+  resolveSpec(config.backend, capabilities, { limits: config.limits, network: config.network });
+}
+
+/** Start the backend `config` names. */
+export function createSandboxBackend(config: SandboxConfig): Promise<SandboxBackend> {
+  checkSandboxConfig(config);
+  return definitionOf(config).create(config);
 }

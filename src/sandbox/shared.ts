@@ -5,7 +5,12 @@
  * pool of their own to codeGrader().
  */
 import { SandboxPool } from "./pool.js";
-import { createSandboxBackend, type SandboxConfig, SandboxConfigSchema } from "./registry.js";
+import {
+  checkSandboxConfig,
+  createSandboxBackend,
+  type SandboxConfig,
+  SandboxConfigSchema,
+} from "./registry.js";
 import type { Sandbox, SandboxSpec } from "./types.js";
 
 /** Where graders and agents get sandboxes: a pool, or anything with the same two calls. */
@@ -17,8 +22,12 @@ export interface SandboxSource {
 let config: SandboxConfig | undefined;
 let pool: Promise<SandboxPool> | undefined;
 
-/** Use `section` for the sandboxes made from now on (closes the current pool, if any). */
+/**
+ * Use `section` for the sandboxes made from now on (closes the current pool, if any). A limit its
+ * backend cannot enforce is an error now, not at the first sandbox.
+ */
 export async function configureSandboxes(section: SandboxConfig): Promise<void> {
+  checkSandboxConfig(section);
   await closeSharedSandboxes();
   config = section;
 }

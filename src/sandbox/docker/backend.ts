@@ -48,7 +48,6 @@ import {
   type ExecResult,
   type Sandbox,
   type SandboxBackend,
-  type SandboxCapabilities,
   SandboxClosedError,
   SandboxError,
   type SandboxFile,
@@ -57,7 +56,7 @@ import {
   type SandboxSnapshot,
   type SandboxSpec,
 } from "../types.js";
-import type { DockerSandboxConfig } from "./config.js";
+import { DOCKER_CAPABILITIES, type DockerSandboxConfig } from "./config.js";
 import { DockerEngine, DockerEngineError } from "./engine.js";
 
 const MiB = 1024 * 1024;
@@ -71,7 +70,7 @@ const INTERNAL_TIMEOUT_S = 600;
 
 export class DockerBackend implements SandboxBackend {
   readonly name = "docker";
-  readonly capabilities: SandboxCapabilities;
+  readonly capabilities = DOCKER_CAPABILITIES;
   private readonly live = new Set<DockerSandbox>();
 
   private constructor(
@@ -79,15 +78,7 @@ export class DockerBackend implements SandboxBackend {
     /** What GET /version answered (Version, ApiVersion, Os, ...), for logs. */
     readonly daemon: { Version?: string; ApiVersion?: string; Os?: string },
     private readonly config: DockerSandboxConfig,
-  ) {
-    this.capabilities = {
-      limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
-      network: true,
-      hostPaths: false,
-      image: true,
-      cpuSeconds: false,
-    };
-  }
+  ) {}
 
   /**
    * Pings the daemon at config.socket (under config.apiVersion: a daemon that does not serve it

@@ -1,10 +1,11 @@
 /**
- * The `sandbox` section of the docker backend: the keys every backend has (limits, network,
- * poolSize; the same lines as `../config.ts`'s common keys) and how to reach the daemon and which
+ * The `sandbox` section of the docker backend: the keys every backend has (`../config.ts`'s
+ * common keys: limits, network, poolSize) and how to reach the daemon and which
  * image sandboxes run.
  */
 import { z } from "zod";
-import { SandboxLimitsSchema } from "../config.js";
+import { common } from "../config.js";
+import type { SandboxCapabilities } from "../types.js";
 
 /** `unix:///var/run/docker.sock` (DOCKER_HOST style) or a plain path: the socket's path. */
 const SocketSchema = z
@@ -24,12 +25,7 @@ const SocketSchema = z
 
 export const DockerSandboxConfigSchema = z.strictObject({
   backend: z.literal("docker"),
-  /** Limits of every sandbox (missing keys: the protocol's DEFAULT_LIMITS). */
-  limits: SandboxLimitsSchema.default({}),
-  /** Network inside sandboxes (default off). */
-  network: z.boolean().default(false),
-  /** Sandboxes kept created and ready, for graders and agents running at once. */
-  poolSize: z.number().int().min(0).max(256).default(2),
+  ...common,
   /** The Docker Engine API's Unix socket: a path or `unix:///path` (as DOCKER_HOST writes it). */
   socket: SocketSchema.default("/var/run/docker.sock"),
   /** The image sandboxes run when a spec names none; it needs `sh`, `sleep`, `tar` and `cat`. */
@@ -43,3 +39,12 @@ export const DockerSandboxConfigSchema = z.strictObject({
     .default("v1.43"),
 });
 export type DockerSandboxConfig = z.infer<typeof DockerSandboxConfigSchema>;
+
+/** Every limit (each enforced by the kernel through HostConfig), images, no host paths. */
+export const DOCKER_CAPABILITIES: SandboxCapabilities = {
+  limits: ["memoryMb", "cpuSeconds", "pids", "diskMb", "fileMb", "openFiles"],
+  network: true,
+  hostPaths: false,
+  image: true,
+  cpuSeconds: false,
+};

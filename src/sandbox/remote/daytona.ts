@@ -82,20 +82,21 @@ export const DaytonaSandboxConfigSchema = z.strictObject({
 });
 export type DaytonaSandboxConfig = z.infer<typeof DaytonaSandboxConfigSchema>;
 
-export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
-  name: "daytona",
-  configSchema: DaytonaSandboxConfigSchema,
-  async create(config) {
-    return DaytonaBackend.start(config);
-  },
-};
-
 export const DAYTONA_CAPABILITIES: SandboxCapabilities = {
   limits: ["memoryMb", "diskMb", "cpuSeconds", "fileMb", "openFiles"],
   network: true,
   hostPaths: false,
   image: true,
   cpuSeconds: false,
+};
+
+export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
+  name: "daytona",
+  configSchema: DaytonaSandboxConfigSchema,
+  capabilities: DAYTONA_CAPABILITIES,
+  async create(config) {
+    return DaytonaBackend.start(config);
+  },
 };
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/; // the toolbox's ValidateEnvKeys
