@@ -76,8 +76,12 @@ function cpuOf(times) {
 const ops = {
   exec(m) {
     const [program, ...limits] = m.prlimit;
+    const cwd = inWork(m.cwd || ".");
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
+      throw new Error("cwd " + m.cwd + " is not a directory in the sandbox's work dir");
+    }
     const child = spawn(program, [...limits, "--", "/bin/sh", "-c", WRAP, "sh", ...m.argv], {
-      cwd: inWork(m.cwd || "."),
+      cwd,
       env: m.env,
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       detached: true,

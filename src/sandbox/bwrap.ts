@@ -292,7 +292,8 @@ async function startInit(
       info.setEncoding("utf8");
       info.on("data", (d: string) => {
         text += d;
-        const m = /"child-pid":\s*(\d+)/.exec(text);
+        // The number whole: a chunk may end inside it.
+        const m = /"child-pid":\s*(\d+)[,\s}]/.exec(text);
         if (m) resolve(Number(m[1]));
       });
     }),
