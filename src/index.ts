@@ -3,7 +3,7 @@
  *
  *   agent authors   rollout, evaluator, the data types, helpers that hand an agent its session
  *   runners         the engine (eval), AgentTrainer and runSft (training), config loading,
- *                   benchmarks, graders, the local backend
+ *                   benchmarks, graders, sandboxes, the local backend
  *   and the three narrower entry points, re-exported whole:
  *     rllm/algorithms  the RL maths (./public/algorithms.ts)
  *     rllm/backend     the training-backend SPI (./public/backend.ts)
@@ -82,12 +82,15 @@ export * from "./public/gateway.js";
 // Graders and the answer checks they are built from.
 export {
   type ChoiceExtraction,
+  type CodeGraderOptions,
   type CountdownExpr,
   type CountdownGraderOptions,
   type CountdownParse,
+  codeGrader,
   countdownGrader,
   extractChoice,
   extractMathAnswer,
+  extractProgram,
   extractQaAnswer,
   type Grader,
   type GraderName,
@@ -110,6 +113,26 @@ export {
   qaF1,
   qaF1Grader,
 } from "./rewards/index.js";
+// Where untrusted code runs: the sandbox protocol, its backends and pools.
+export {
+  closeSharedSandboxes,
+  configureSandboxes,
+  createSandboxBackend,
+  type ExecOptions,
+  type ExecResult,
+  type Sandbox,
+  type SandboxBackend,
+  type SandboxConfig,
+  SandboxConfigSchema,
+  SandboxError,
+  type SandboxFile,
+  type SandboxLimits,
+  SandboxPool,
+  type SandboxSnapshot,
+  type SandboxSource,
+  type SandboxSpec,
+  sharedSandboxes,
+} from "./sandbox/index.js";
 // For agent authors: wrap an agent and its scoring; hand an agent its session.
 export {
   AgentHttpError,
