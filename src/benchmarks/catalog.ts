@@ -12,7 +12,6 @@
  * - code (humaneval, mbpp, livecodebench; code.ts): `data.question`, `data.language`,
  *   `data.prelude`, `data.tests` as the code grader reads them (rewards/code.ts).
  */
-import type { GraderName } from "../rewards/index.js";
 import type { ChatMessage, Task } from "../types/index.js";
 import { humaneval, mbpp } from "./code.js";
 import {
@@ -22,6 +21,7 @@ import {
   generateCountdown,
   isCountdownHeldOut,
 } from "./countdown.js";
+import type { BenchmarkEntry } from "./entry.js";
 import {
   BenchmarkRowError,
   copyOptionalStrings,
@@ -36,58 +36,7 @@ import {
 } from "./fields.js";
 import { livecodebench } from "./livecodebench.js";
 
-export interface BenchmarkSource {
-  /** Hugging Face Hub dataset id. Absent for generated benchmarks. */
-  hfDataset?: string;
-  /** Hub config (subset) name; "default" when absent. */
-  config?: string;
-  /** Splits rllm knows for this benchmark, in its own names. */
-  splits: string[];
-  defaultSplit: string;
-  /**
-   * A split's file inside the dataset repo (main branch), when the repo holds plain data files. For
-   * splits not listed here the Hub's own Parquet conversion (refs/convert/parquet) is used.
-   */
-  files?: Record<string, string>;
-  /** The Hub's name for a split where it differs from ours (AIME's only Hub split is "train"). */
-  hfSplits?: Record<string, string>;
-  /**
-   * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
-   * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and
-   * `splitOf` says which split a row belongs to (throwing a BenchmarkRowError for a row it cannot
-   * place). Row positions are then counted within the split.
-   */
-  oneFile?: {
-    name: string;
-    splitOf(row: Record<string, unknown>, index: number): string | undefined;
-  };
-}
-
-export interface BenchmarkGenerator {
-  description: string;
-  /** Default number of tasks per split. */
-  counts: Record<string, number>;
-  /** The first `count` tasks of a split (default: counts[split]); deterministic. */
-  generate(split: string, count?: number): Task[];
-}
-
-export interface BenchmarkEntry {
-  name: string;
-  description: string;
-  source: BenchmarkSource;
-  /**
-   * Turns one dataset row into a Task, checking it: a row missing a field throws a
-   * BenchmarkRowError naming the benchmark, the row index and the field.
-   */
-  toTask(row: Record<string, unknown>, index: number, split: string): Task;
-  /** The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks it up. */
-  grader: GraderName;
-  systemPrompt: string;
-  userPrompt(task: Task): string;
-  defaultAgent: "single-turn";
-  /** Present for benchmarks whose tasks are generated rather than downloaded. */
-  generator?: BenchmarkGenerator;
-}
+export type { BenchmarkEntry, BenchmarkGenerator, BenchmarkSource } from "./entry.js";
 
 export { BenchmarkRowError };
 

@@ -13,7 +13,7 @@
  * - livecodebench: see livecodebench.ts.
  */
 import type { Task } from "../types/index.js";
-import type { BenchmarkEntry } from "./catalog.js";
+import type { BenchmarkEntry } from "./entry.js";
 import {
   BenchmarkRowError,
   type RowContext,

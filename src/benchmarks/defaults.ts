@@ -5,7 +5,7 @@
 import { getGrader } from "../rewards/index.js";
 import { chatAgent, type Evaluator, evaluator, finalResponse, type Rollout } from "../sdk/index.js";
 import type { Episode } from "../types/index.js";
-import type { BenchmarkEntry } from "./catalog.js";
+import type { BenchmarkEntry } from "./entry.js";
 
 export function defaultRollout(entry: BenchmarkEntry): Rollout {
   return chatAgent({

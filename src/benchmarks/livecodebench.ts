@@ -25,8 +25,8 @@
 import { inflateSync } from "node:zlib";
 import { parsePyJson } from "../rewards/code-compare.js";
 import type { Task } from "../types/index.js";
-import type { BenchmarkEntry } from "./catalog.js";
 import { CODE_BLOCK_INSTRUCTION } from "./code.js";
+import type { BenchmarkEntry } from "./entry.js";
 import { BenchmarkRowError, type RowContext, requireString } from "./fields.js";
 
 /** lcb_runner/evaluation/testing_util.py `import_string`, verbatim. */

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import type { Task } from "../types/index.js";
-import { type BenchmarkEntry, getBenchmark } from "./catalog.js";
+import { getBenchmark } from "./catalog.js";
+import type { BenchmarkEntry } from "./entry.js";
 import type { Row } from "./fields.js";
 import {
   DATA_EXTENSIONS,

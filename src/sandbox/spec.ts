@@ -2,8 +2,12 @@
  * What every backend checks before it creates a sandbox, and the path rule of upload/download:
  * one place, so that the backends cannot disagree.
  */
+import { constants as osConstants } from "node:os";
 import {
+  DEFAULT_EXEC_TIMEOUT_S,
   DEFAULT_LIMITS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  type ExecOptions,
   type SandboxCapabilities,
   SandboxError,
   type SandboxLimitName,
@@ -88,24 +92,79 @@ export function contentBytes(content: Uint8Array | string): Uint8Array {
   return typeof content === "string" ? new TextEncoder().encode(content) : content;
 }
 
+/** The standard signals by number (1..31), for exit statuses a shell or Docker reports as 128 + n. */
+const SIGNALS = new Map(
+  Object.entries(osConstants.signals)
+    .filter(([, n]) => n >= 1 && n <= 31)
+    .map(([name, n]) => [n, name] as const),
+);
+
 /**
- * The limit that most likely stopped a command, from how it ended: SIGXCPU/SIGXFSZ are RLIMIT_CPU
- * and RLIMIT_FSIZE; a SIGKILL after cpuLimit CPU seconds is RLIMIT_CPU's hard limit; otherwise the
- * messages the C library, Python and Node print when an allocation, a write or a fork is refused.
- * Only a command that failed is attributed (exit code ≠ 0 or a signal).
+ * An exit status as the protocol reports it. Shells and Docker report a process killed by signal
+ * n (1..31) as status 128 + n; so is it read here, by every backend: a program that itself exits
+ * with 129..159 reads as killed by that signal (rare, and no backend can tell the two apart).
+ */
+export function statusOf(code: number): { exitCode: number | null; signal: string | null } {
+  const signal = code > 128 ? SIGNALS.get(code - 128) : undefined;
+  return signal ? { exitCode: null, signal } : { exitCode: code, signal: null };
+}
+
+/** An exec's argv and options checked, with the protocol's defaults filled in. */
+export function checkExec(
+  command: unknown,
+  o: ExecOptions,
+): { timeoutS: number; maxOutputBytes: number } {
+  if (
+    !Array.isArray(command) ||
+    command.length === 0 ||
+    command.some((a) => typeof a !== "string")
+  ) {
+    throw new SandboxError(
+      'exec needs a command: a non-empty array of strings (argv; ["sh", "-c", line] for a shell line)',
+    );
+  }
+  const timeoutS = o.timeoutS ?? DEFAULT_EXEC_TIMEOUT_S;
+  if (!(typeof timeoutS === "number" && timeoutS > 0 && Number.isFinite(timeoutS))) {
+    throw new SandboxError(`exec timeoutS must be a positive number of seconds, got ${timeoutS}`);
+  }
+  const maxOutputBytes = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 0)) {
+    throw new SandboxError(`exec maxOutputBytes must be an integer ≥ 0, got ${maxOutputBytes}`);
+  }
+  return { timeoutS, maxOutputBytes };
+}
+
+/**
+ * The limit that stopped a command that failed (exit code ≠ 0 or a signal; a command that
+ * succeeded was stopped by nothing). In order:
+ * - `known`: what the backend itself saw (a cgroup's OOM or fork-refusal counter, Docker's
+ *   OOMKilled);
+ * - SIGXCPU, or SIGKILL after cpuLimit CPU seconds: RLIMIT_CPU ("cpu"); SIGXFSZ: RLIMIT_FSIZE
+ *   ("disk");
+ * - the messages the C library, shells, Python and Node print when an allocation ("memory"), a
+ *   write ("disk") or a fork ("pids") is refused.
+ * Every backend calls this one function, so the same program's failure names the same limit.
  */
 export function attributeLimit(end: {
   exitCode: number | null;
   signal: string | null;
   stderr: string;
-  cpuSeconds: number | null;
-  cpuLimit: number;
+  cpuSeconds?: number | null;
+  cpuLimit?: number;
+  known?: SandboxLimitName | null;
 }): SandboxLimitName | null {
   if (end.exitCode === 0 && end.signal === null) return null;
+  if (end.known) return end.known;
   if (end.signal === "SIGXCPU") return "cpu";
   if (end.signal === "SIGXFSZ") return "disk";
-  if (end.signal === "SIGKILL" && end.cpuSeconds !== null && end.cpuSeconds >= end.cpuLimit)
+  if (
+    end.signal === "SIGKILL" &&
+    end.cpuSeconds != null &&
+    end.cpuLimit !== undefined &&
+    end.cpuSeconds >= end.cpuLimit
+  ) {
     return "cpu";
+  }
   const tail = end.stderr.slice(-4000);
   if (
     /MemoryError|Cannot allocate memory|std::bad_alloc|heap out of memory|out of memory/i.test(tail)
@@ -114,9 +173,8 @@ export function attributeLimit(end: {
   }
   if (/No space left on device|File too large|Disk quota exceeded/.test(tail)) return "disk";
   if (
-    /Resource temporarily unavailable|BlockingIOError|fork: retry|Cannot fork|can't fork/i.test(
-      tail,
-    )
+    /\b(Cannot|can't) fork\b|fork: retry|BlockingIOError/i.test(tail) ||
+    (/fork/i.test(tail) && /Resource temporarily unavailable/.test(tail))
   ) {
     return "pids";
   }
@@ -125,8 +183,8 @@ export function attributeLimit(end: {
 
 /**
  * stdout and stderr of one command: each kept up to `max` bytes, every chunk passed on to the
- * stream callbacks first. add() says when a stream has gone past `max` (the caller stops the
- * command).
+ * stream callbacks first. add() says when a stream has just gone past `max` (the caller stops the
+ * command, once).
  */
 export class OutputCollector {
   private readonly kept: Record<1 | 2, Buffer[]> = { 1: [], 2: [] };
@@ -137,26 +195,29 @@ export class OutputCollector {
     private readonly max: number,
     private readonly onStdout?: (chunk: Uint8Array) => void,
     private readonly onStderr?: (chunk: Uint8Array) => void,
-  ) {
-    if (!(max >= 0)) throw new SandboxError(`maxOutputBytes must be ≥ 0, got ${max}`);
-  }
+  ) {}
 
-  add(fd: 1 | 2, chunk: Buffer): boolean {
+  add(fd: 1 | 2, chunk: Uint8Array): boolean {
     (fd === 1 ? this.onStdout : this.onStderr)?.(chunk);
     const room = this.max - this.sizes[fd];
-    if (chunk.length > room) {
-      if (room > 0) this.kept[fd].push(chunk.subarray(0, room));
-      this.sizes[fd] = this.max;
-      this.over[fd] = true;
-      return true;
+    if (chunk.length <= room) {
+      this.kept[fd].push(Buffer.from(chunk));
+      this.sizes[fd] += chunk.length;
+      return false;
     }
-    this.kept[fd].push(chunk);
-    this.sizes[fd] += chunk.length;
-    return false;
+    if (room > 0) this.kept[fd].push(Buffer.from(chunk.subarray(0, room)));
+    this.sizes[fd] = this.max;
+    const first = !this.over[fd];
+    this.over[fd] = true;
+    return first;
+  }
+
+  bytes(fd: 1 | 2): Buffer {
+    return Buffer.concat(this.kept[fd]);
   }
 
   text(fd: 1 | 2): string {
-    return Buffer.concat(this.kept[fd]).toString("utf8");
+    return this.bytes(fd).toString("utf8");
   }
 
   truncated(fd: 1 | 2): boolean {

@@ -51,6 +51,11 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   openFiles: 256,
 };
 
+/** An exec's wall-clock limit when it gives none, seconds. */
+export const DEFAULT_EXEC_TIMEOUT_S = 30;
+/** Bytes of stdout (and of stderr) an exec keeps when it gives no maxOutputBytes. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
+
 export interface SandboxSpec {
   /** Limits; missing keys take DEFAULT_LIMITS. */
   limits?: Partial<SandboxLimits>;
