@@ -1,8 +1,8 @@
 /**
  * The bubblewrap sandbox: the default on Linux, with nothing to install but `bwrap`.
  *
- * A sandbox is one long-running `bwrap` whose init (`bwrap-init.ts`, the host's node, under
- * bwrap's own reaping pid 1) runs commands on request, so files and background processes live from
+ * A sandbox is one long-running `bwrap` whose pid 1 is an init (`bwrap-init.ts`, the host's node)
+ * that runs commands on request, so files and background processes live from
  * create() to close(), as in a container; reset() returns it to a fresh state for the next user. What the sandboxed code gets:
  * - namespaces: user, pid, network (a loopback of its own unless `network`), ipc, uts, mount and
  *   cgroup; no capabilities (`--cap-drop ALL`), a session of its own (no TIOCSTI into ours);
@@ -26,12 +26,12 @@ import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   lstatSync,
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -43,7 +43,7 @@ import { BwrapSession, type InitChannel, InitChannelImpl } from "./bwrap-session
 import { CgroupParent, type SandboxCgroup } from "./cgroup.js";
 import { BWRAP_CAPABILITIES, type BwrapSandboxConfig } from "./config.js";
 import { seccompFilter } from "./seccomp.js";
-import { resolveSpec } from "./spec.js";
+import { resolveSpec, workPath } from "./spec.js";
 import {
   type Sandbox,
   type SandboxBackend,
@@ -55,13 +55,18 @@ import {
 /** Memory and tasks the init (node) itself needs, on top of the sandbox's budget. */
 const INIT_MEMORY_MB = 96;
 const INIT_TASKS = 16;
+/** Seconds from spawning bwrap to the init's "ready" (node's start-up, on a loaded machine). */
+const READY_TIMEOUT_S = 30;
 const NOBODY = 65534;
 /** Sandbox cgroups are `rllm-sandbox-<our pid>-<id>`: a later start removes those of dead pids. */
 const CGROUP_PREFIX = "rllm-sandbox";
 /** The sandbox's user inside its user namespace (host files owned by others show as nobody). */
 const SANDBOX_UID = 1000;
-/** Where the init's source is mounted in every sandbox. */
+/** Where the init's source and its node (an execute-only copy: see writeSupportDir) are mounted. */
 const INIT_PATH = "/.rllm-init.js";
+const INIT_NODE = "/.rllm-node";
+/** The support dirs are `rllm-sandbox-<our pid>-…` in the temp dir: a later start removes those of dead pids. */
+const SUPPORT_PREFIX = "rllm-sandbox-";
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 /** /etc entries the host's tools need, mounted read-only when they exist. */
 const ETC_SHARED = [
@@ -89,7 +94,7 @@ export class BwrapBackend implements SandboxBackend {
     private readonly config: BwrapSandboxConfig,
     private readonly prlimit: string,
     private readonly cgroups: CgroupParent | null,
-    private readonly etcDir: string,
+    private readonly supportDir: string,
     private readonly runAs: { uid: number; gid: number } | undefined,
   ) {}
 
@@ -124,8 +129,9 @@ export class BwrapBackend implements SandboxBackend {
       }
     }
     const runAs = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
-    const etcDir = writeEtc();
-    const backend = new BwrapBackend(config, prlimit, cgroups, etcDir, runAs);
+    sweepSupportDirs();
+    const supportDir = writeSupportDir();
+    const backend = new BwrapBackend(config, prlimit, cgroups, supportDir, runAs);
     // One sandbox now, so that a host without user namespaces fails here with bwrap's reason.
     const probe = await backend.create();
     await probe.close();
@@ -144,20 +150,20 @@ export class BwrapBackend implements SandboxBackend {
       hostPaths: [...this.config.hostPaths, ...(spec.hostPaths ?? [])],
     });
     const network = spec.network ?? this.config.network;
+    // A snapshot with a bad path is refused before anything starts.
+    for (const f of spec.snapshot?.files ?? []) workPath(f.path);
     const id = randomBytes(6).toString("hex");
     const cgroup = this.cgroups?.create(`${CGROUP_PREFIX}-${process.pid}-${id}`, {
       memoryBytes: (limits.memoryMb + INIT_MEMORY_MB) * 2 ** 20,
       pids: limits.pids + INIT_TASKS,
     });
     const fds: number[] = [];
+    let child: ChildProcess | undefined;
+    let sandbox: BwrapSession | undefined;
     try {
-      const args = this.args(
-        limits,
-        network,
-        [...this.config.hostPaths, ...(spec.hostPaths ?? [])],
-        fds,
-      );
-      const child = spawn(this.config.bwrap, args, {
+      const hostPaths = [...this.config.hostPaths, ...(spec.hostPaths ?? [])];
+      const args = this.args(limits, network, hostPaths, fds);
+      child = spawn(this.config.bwrap, args, {
         stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe", ...fds],
         env: {},
         ...this.runAs,
@@ -166,19 +172,24 @@ export class BwrapBackend implements SandboxBackend {
       if (SECCOMP) seccompPipe.end(SECCOMP);
       else seccompPipe.end();
       const init = await startInit(child, cgroup);
-      const sandbox = new BwrapSession(id, init, {
+      const made: BwrapSession = new BwrapSession(id, init, {
         limits,
         env: { ...baseEnv(), ...spec.env },
         prlimit: this.prlimitArgs(limits),
         cgroup,
         snapshot: spec.snapshot,
-        onClose: () => this.live.delete(sandbox),
+        onClose: () => this.live.delete(made),
       });
-      this.live.add(sandbox);
-      if (spec.snapshot) await sandbox.upload(spec.snapshot.files);
-      return sandbox;
+      sandbox = made;
+      this.live.add(made);
+      if (spec.snapshot) await made.upload(spec.snapshot.files);
+      return made;
     } catch (error) {
-      await cgroup?.remove();
+      if (sandbox) await sandbox.close();
+      else {
+        child?.kill("SIGKILL");
+        await cgroup?.remove();
+      }
       throw error;
     } finally {
       for (const fd of fds) closeSync(fd);
@@ -187,7 +198,7 @@ export class BwrapBackend implements SandboxBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.live].map((s) => s.close()));
-    rmSync(this.etcDir, { recursive: true, force: true });
+    rmSync(this.supportDir, { recursive: true, force: true });
   }
 
   private args(
@@ -198,7 +209,7 @@ export class BwrapBackend implements SandboxBackend {
   ): string[] {
     const mib = (n: number) => String(Math.ceil(n * 2 ** 20));
     const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"];
-    args.push("--new-session");
+    args.push("--new-session", "--as-pid-1");
     if (SECCOMP) args.push("--seccomp", "5");
     args.push("--cap-drop", "ALL", "--hostname", "sandbox");
     args.push("--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID));
@@ -216,16 +227,16 @@ export class BwrapBackend implements SandboxBackend {
     for (const name of etc)
       if (existsSync(`/etc/${name}`)) args.push("--ro-bind", `/etc/${name}`, `/etc/${name}`);
     for (const name of ["passwd", "group", "hosts", ...(network ? [] : ["nsswitch.conf"])]) {
-      args.push("--ro-bind", join(this.etcDir, name), `/etc/${name}`);
+      args.push("--ro-bind", join(this.supportDir, name), `/etc/${name}`);
     }
     args.push("--proc", "/proc", "--dev", "/dev");
-    args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/dev/shm");
-    args.push("--perms", "1777", "--size", mib(limits.diskMb), "--tmpfs", "/tmp");
-    args.push("--size", mib(limits.diskMb), "--tmpfs", "/work");
+    // diskMb in all: 3/4 for the work dir, 1/8 each for /tmp and /dev/shm.
+    args.push("--perms", "1777", "--size", mib(limits.diskMb / 8), "--tmpfs", "/dev/shm");
+    args.push("--perms", "1777", "--size", mib(limits.diskMb / 8), "--tmpfs", "/tmp");
+    args.push("--size", mib((limits.diskMb * 3) / 4), "--tmpfs", "/work");
+    args.push("--mqueue", "/dev/mqueue");
     // Binds by descriptor, opened here: bwrap (as nobody) may not be able to walk to them.
-    const node = process.execPath;
-    const extra = node.startsWith("/usr/") ? hostPaths : [node, ...hostPaths];
-    for (const path of extra) {
+    for (const path of hostPaths) {
       let fd: number;
       try {
         fd = openSync(path, "r");
@@ -239,10 +250,11 @@ export class BwrapBackend implements SandboxBackend {
     }
     args.push("--chdir", "/work", "--clearenv", "--setenv", "PATH", SANDBOX_PATH);
     args.push("--info-fd", "3", "--block-fd", "4");
-    args.push("--ro-bind", join(this.etcDir, "init.js"), INIT_PATH);
+    args.push("--ro-bind", join(this.supportDir, "init.js"), INIT_PATH);
+    args.push("--ro-bind", join(this.supportDir, "node"), INIT_NODE);
     // The root (bwrap's own tmpfs) read-only, last: writes go to /work, /tmp and /dev/shm only.
     args.push("--remount-ro", "/");
-    args.push("--", node, INIT_PATH);
+    args.push("--", INIT_NODE, INIT_PATH);
     return args;
   }
 
@@ -258,7 +270,9 @@ export class BwrapBackend implements SandboxBackend {
       `--nofile=${limits.openFiles}`,
       "--core=0",
     ];
-    if (!this.cgroups) args.push(`--nproc=${userProcesses(this.runAs?.uid) + limits.pids}`);
+    // RLIMIT_NPROC is counted per user namespace (Linux ≥ 5.14), so per sandbox: its processes
+    // and the init's threads.
+    if (!this.cgroups) args.push(`--nproc=${limits.pids + INIT_TASKS}`);
     return args;
   }
 }
@@ -312,7 +326,23 @@ async function startInit(
   }
   (child.stdio[4] as NodeJS.WritableStream).end("go");
   const channel = new InitChannelImpl(child, pid, () => stderr);
-  await Promise.race([exited, channel.ready]);
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SandboxError(
+            `the sandbox's init was not ready after ${READY_TIMEOUT_S} s: ${stderr.trim() || "no message"}`,
+          ),
+        ),
+      READY_TIMEOUT_S * 1000,
+    );
+  });
+  try {
+    await Promise.race([exited, slow, channel.ready]);
+  } finally {
+    clearTimeout(timer);
+  }
   return channel;
 }
 
@@ -327,10 +357,18 @@ function baseEnv(): Record<string, string> {
   };
 }
 
-/** passwd, group and hosts of the sandbox's own and its init (readable by the sandbox's user). */
-function writeEtc(): string {
-  const dir = mkdtempSync(join(tmpdir(), "rllm-sandbox-etc-"));
+/**
+ * The host files every sandbox of a backend mounts: passwd, group and hosts of its own, the
+ * init's source, and a copy of this node that the sandbox's user may execute but not read (mode
+ * 0111, on a read-only mount): a process started from a file it cannot read is not dumpable, so
+ * the commands, though the same user, cannot ptrace the init, read or write its memory or take
+ * its descriptors.
+ */
+function writeSupportDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), `${SUPPORT_PREFIX}${process.pid}-`));
   chmodSync(dir, 0o755);
+  copyFileSync(process.execPath, join(dir, "node"));
+  chmodSync(join(dir, "node"), 0o111);
   const files: Record<string, string> = {
     passwd: `nobody:x:${NOBODY}:${NOBODY}::/:/bin/false\nsandbox:x:${SANDBOX_UID}:${SANDBOX_UID}::/work:/bin/sh\n`,
     group: `nogroup:x:${NOBODY}:\nsandbox:x:${SANDBOX_UID}:\n`,
@@ -343,17 +381,12 @@ function writeEtc(): string {
   return dir;
 }
 
-/** How many processes `uid` (default: ours) has now; RLIMIT_NPROC counts them all. */
-function userProcesses(uid = process.getuid?.() ?? 0): number {
-  let count = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) count++;
-    } catch {
-      // exited meanwhile
+/** Remove the support dirs of rllm processes that died without closing their backend. */
+function sweepSupportDirs(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const owner = new RegExp(`^${SUPPORT_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (owner !== undefined && !existsSync(`/proc/${owner}`)) {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
     }
   }
-  return count;
 }

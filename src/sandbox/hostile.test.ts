@@ -16,6 +16,27 @@ import { type ExecResult, type Sandbox, SandboxError } from "./types.js";
 let backend: BwrapBackend;
 let box: Sandbox;
 
+/** The host pid of `sandbox`'s init: the child of one of this process's bwrap children. */
+function hostInitOf(sandbox: Sandbox): number {
+  const ppidOf = (pid: string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  };
+  const inits = readdirSync("/proc").filter((p) => {
+    try {
+      return (
+        /^\d+$/.test(p) &&
+        readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("/.rllm-node") &&
+        ppidOf(String(ppidOf(p))) === process.pid
+      );
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(inits.length, 1, `one sandbox of this process is open (${sandbox.id})`);
+  return Number(inits[0]);
+}
+
 /** Host processes whose command line contains `marker`. */
 function hostProcesses(marker: string): number[] {
   const found: number[] = [];
@@ -293,24 +314,13 @@ describe("escapes", () => {
     await assert.rejects(box.exec(["true"], { cwd: "../.." }), SandboxError);
   });
 
-  it("killing its parent ends that command; pid 1 cannot be killed", async () => {
-    const r = await sh("kill -9 $PPID; sleep 1");
-    assert.equal(r.signal, "SIGKILL");
-    await sh("kill -9 1; kill -TERM 1");
+  it("killing its parent, or every process it may (kill -9 -1), ends that command only", async () => {
+    const r1 = await sh("kill -9 $PPID; sleep 1");
+    assert.equal(r1.signal, "SIGKILL");
+    const r2 = await sh("kill -9 -1; sleep 1");
+    assert.equal(r2.signal, "SIGKILL");
+    await sh("kill -9 1; kill -STOP 1; kill -TERM 1");
     assert.equal((await box.exec(["echo", "alive"])).stdout, "alive\n");
-  });
-
-  it("killing every process it may (kill -9 -1) ends the sandbox, and says so", async () => {
-    const r = await sh("kill -9 -1; sleep 5");
-    assert.equal(r.signal, "SIGKILL");
-    assert.match(r.stderr, /the sandbox ended/);
-    await assert.rejects(box.exec(["true"]), /has ended/);
-    const next = await backend.create();
-    try {
-      assert.equal((await next.exec(["echo", "ok"])).stdout, "ok\n");
-    } finally {
-      await next.close();
-    }
   });
 
   it("limits cannot be raised from inside, and the cgroup tree is not there", async () => {
@@ -331,6 +341,53 @@ describe("escapes", () => {
     const r = await sh("ls /dev");
     assert.doesNotMatch(r.stdout, /\b(sda|nvme|mem|kmsg|vda)\b/);
     assert.match(r.stdout, /\bnull\b/);
+  });
+
+  it("the init is out of reach: no /proc/<init>/mem, fds or pidfd_getfd, so no forged results", async () => {
+    const init = (
+      await sh(
+        "for p in /proc/[0-9]*; do grep -l rllm-init $p/cmdline 2>/dev/null; done | head -1 | cut -d/ -f3",
+      )
+    ).stdout.trim();
+    assert.match(init, /^\d+$/, "the init is visible (and that is all)");
+    const r = await py(
+      `import ctypes, os\nfor what in ("mem", "fd", "environ"):\n    try:\n        os.listdir(f"/proc/${init}/{what}") if what == "fd" else open(f"/proc/${init}/{what}", "rb").read(1)\n        print(what, "OPEN")\n    except OSError as e:\n        print(what, e.errno)\nlibc = ctypes.CDLL(None, use_errno=True)\npidfd = libc.syscall(434, ${init}, 0)\nprint("getfd", libc.syscall(438, pidfd, 1, 0), ctypes.get_errno())\nprint("ptrace", libc.ptrace(16, ${init}, 0, 0), ctypes.get_errno())`,
+    );
+    assert.equal(r.stdout, "mem 13\nfd 13\nenviron 13\ngetfd -1 1\nptrace -1 1\n", r.stderr);
+  });
+
+  it("a descriptor rllm's process inherited does not reach the commands", async () => {
+    // This test process's own descriptors without close-on-exec (its runner's pipes) are the case.
+    const r = await sh("ls /proc/self/fd | sort -n | tr '\\n' ' '");
+    assert.equal(r.stdout, "0 1 2 3 ", "stdin, stdout, stderr and ls's own directory handle only");
+  });
+
+  it("an init that stops answering costs the sandbox, not the caller: exec and files still settle", async () => {
+    // Only the host can stop it (a pid 1 gets no SIGSTOP from inside): find it by its ancestry.
+    const init = hostInitOf(box);
+    process.kill(init, "SIGSTOP");
+    const r = await box.exec(["sleep", "100"], { timeoutS: 1 });
+    assert.equal(r.limit, "timeout");
+    assert.ok(r.wallSeconds < 10, String(r.wallSeconds));
+    assert.match(r.stderr, /outlived its kill/);
+    await assert.rejects(box.exec(["true"]), /has ended/);
+  });
+
+  it("downloads: a FIFO, a device or a file over diskMb is refused, never read", async () => {
+    await sh("mkfifo fifo; ln -s /dev/zero zero; head -c 1M /dev/zero > small");
+    await assert.rejects(box.download("fifo"), /not a regular file/);
+    await assert.rejects(box.download("zero"), /not a regular file/);
+    await assert.rejects(box.upload([{ path: "fifo", content: "x" }]), /not a regular file|ENXIO/);
+    assert.equal((await box.download("small")).length, 1 << 20);
+    assert.equal((await box.exec(["echo", "still answering"])).stdout, "still answering\n");
+  });
+
+  it("the writable dirs share diskMb (3/4 work dir, 1/8 /tmp, 1/8 /dev/shm)", async () => {
+    const r = await sh(
+      "for d in /work /tmp /dev/shm; do head -c 40M /dev/zero > $d/f 2>/dev/null; du -m $d/f | cut -f1; done",
+    );
+    const [work, tmp, shm] = r.stdout.trim().split("\n").map(Number);
+    assert.ok(work! <= 24 && tmp! <= 4 && shm! <= 4, r.stdout);
   });
 
   it("two sandboxes see neither each other's files nor processes", async () => {

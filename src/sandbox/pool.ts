@@ -63,7 +63,7 @@ export class SandboxPool {
     const ready = spec === undefined ? this.warm.shift() : undefined;
     if (ready) {
       sandbox = await ready.catch((error) => {
-        this.alive--;
+        this.freeSlot();
         this.refill();
         throw error;
       });
@@ -75,6 +75,11 @@ export class SandboxPool {
         this.freeSlot();
         throw error;
       });
+    }
+    if (this.closed) {
+      // closed while this one was being made: it is nobody's to keep
+      await sandbox.close();
+      throw new SandboxError("the sandbox pool is closed");
     }
     this.inUse.add(sandbox);
     return sandbox;

@@ -3,7 +3,8 @@
  * loads) that refuses, with EPERM, the system calls sandboxed code could use to reach into other
  * processes of the sandbox or the kernel's less-guarded corners:
  *
- *   ptrace, process_vm_readv/writev   read or rewrite the init (pid 1) and forge results
+ *   ptrace, process_vm_readv/writev,  read or rewrite the init and forge results (the init is not
+ *   pidfd_getfd                       dumpable either: bwrap.ts)
  *   kcmp                              compare other processes' descriptors
  *   perf_event_open, bpf, userfaultfd kernel attack surface
  *   keyctl, add_key, request_key      the kernel keyring (not namespaced)
@@ -26,7 +27,10 @@ const ARCHES: Record<string, { audit: number; x32?: true; refused: number[] }> =
     refused: [101, 310, 311, 312, 298, 321, 323, 250, 248, 249, 304],
   },
   // include/uapi/asm-generic/unistd.h
-  arm64: { audit: 0xc00000b7, refused: [117, 270, 271, 272, 241, 280, 282, 219, 217, 218, 265] },
+  arm64: {
+    audit: 0xc00000b7,
+    refused: [117, 270, 271, 438, 272, 241, 280, 282, 219, 217, 218, 265],
+  },
 };
 
 const LD_W_ABS = 0x20;

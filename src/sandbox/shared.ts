@@ -34,27 +34,40 @@ export async function configureSandboxes(section: SandboxConfig): Promise<void> 
 
 /** The process's pool, started on first use. */
 export function sharedSandboxPool(): Promise<SandboxPool> {
-  pool ??= (async () => {
-    const section = config ?? SandboxConfigSchema.parse({});
-    const backend = await createSandboxBackend(section);
-    return new SandboxPool(backend, {
-      size: section.poolSize,
-      spec: { network: section.network },
+  if (!pool) {
+    const made = (async () => {
+      const section = config ?? SandboxConfigSchema.parse({});
+      const backend = await createSandboxBackend(section);
+      return new SandboxPool(backend, {
+        size: section.poolSize,
+        spec: { network: section.network },
+      });
+    })();
+    pool = made;
+    made.catch(() => {
+      if (pool === made) pool = undefined; // a later call tries again; a newer pool stays
     });
-  })();
-  pool.catch(() => {
-    pool = undefined;
-  });
+  }
   return pool;
 }
+
+/** Which pool handed out each sandbox, so a release goes back to it even after a reconfigure. */
+const handedOutBy = new WeakMap<Sandbox, SandboxPool>();
 
 /** A SandboxSource over the shared pool (created lazily, on the first acquire). */
 export const sharedSandboxes: SandboxSource = {
   async acquire(spec) {
-    return (await sharedSandboxPool()).acquire(spec);
+    const from = await sharedSandboxPool();
+    const sandbox = await from.acquire(spec);
+    handedOutBy.set(sandbox, from);
+    return sandbox;
   },
   async release(sandbox) {
-    return (await sharedSandboxPool()).release(sandbox);
+    // Its pool, or (closed meanwhile) none: then the sandbox is closed, and no new pool starts.
+    const from = handedOutBy.get(sandbox);
+    handedOutBy.delete(sandbox);
+    if (from) await from.release(sandbox);
+    else await sandbox.close();
   },
 };
 
