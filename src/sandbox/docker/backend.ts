@@ -208,9 +208,9 @@ function envList(env: Record<string, string>): string[] {
   });
 }
 
-/** How a command ended: its status, or "closed" (close() removed the container meanwhile). */
+/** How a command ended: its status, and the stop this backend made, if any. */
 interface End {
-  code: number | "closed";
+  code: number;
   stop: "timeout" | "abort" | "output" | undefined;
 }
 
@@ -232,29 +232,30 @@ export class DockerSandbox implements Sandbox {
     const cwd = o.cwd === undefined ? WORKDIR : `${WORKDIR}/${workPath(o.cwd)}`;
     const out = new OutputCollector(maxOutputBytes, o.onStdout, o.onStderr);
     const started = performance.now();
-    let end: End;
+    let end: End | "closed"; // "closed": close() removed the container meanwhile
     try {
       if (o.cwd !== undefined) await this.checkCwd(cwd, o.cwd);
       end = await this.runOnce(command, { ...o, env, cwd, timeoutS }, out);
     } catch (err) {
       if (!this.closed) throw err;
-      end = { code: "closed", stop: undefined };
+      end = "closed";
     }
-    const status =
-      end.code === "closed" ? { exitCode: null, signal: "SIGKILL" } : statusOf(end.code);
-    const stderr = out.text(2) + (end.code === "closed" ? ENDED_BY_CLOSE : "");
-    const known = end.code !== "closed" && (await this.oomKilled(status.signal)) ? "memory" : null;
+    const closed = end === "closed";
+    const stop = end === "closed" ? undefined : end.stop;
+    const status = end === "closed" ? { exitCode: null, signal: "SIGKILL" } : statusOf(end.code);
+    const stderr = out.text(2) + (closed ? ENDED_BY_CLOSE : "");
+    const oom = !stop && !closed && (await this.oomKilled(status.signal));
     return {
       ...status,
       stdout: out.text(1),
       stderr,
       stdoutTruncated: out.truncated(1),
       stderrTruncated: out.truncated(2),
-      timedOut: end.stop === "timeout",
+      timedOut: stop === "timeout",
       limit:
-        end.stop === "abort"
+        stop === "abort"
           ? "timeout"
-          : (end.stop ?? attributeLimit({ ...status, stderr, known })),
+          : (stop ?? attributeLimit({ ...status, stderr, known: oom ? "memory" : null })),
       wallSeconds: (performance.now() - started) / 1000,
       cpuSeconds: null,
     };
@@ -361,7 +362,7 @@ export class DockerSandbox implements Sandbox {
     const out = new OutputCollector(Number.POSITIVE_INFINITY);
     try {
       const end = await this.runOnce(cmd, { stdin, env: [], cwd: WORKDIR, timeoutS }, out);
-      return { code: end.code === "closed" ? -1 : end.code, out };
+      return { code: end.code, out };
     } catch (err) {
       if (this.closed) throw new SandboxClosedError(this.id);
       throw err;
