@@ -30,19 +30,29 @@
  *   is a second exec `kill -9 -<pgid>`: the command and everything it started, the sandbox and its
  *   other commands untouched (Docker has no API to kill an exec). A process that made its own
  *   session lives on until close(). A command that cannot start is the shell's 127/126.
- * - Docker reports a process killed by signal n as exit code 128+n; codes 129..159 are read as that
- *   signal (exitCode null), as a shell does.
- * - Limit attribution: SIGXCPU → "cpu"; SIGXFSZ, or stderr's "No space left on device"/"File too
- *   large" → "disk"; SIGKILL while the container's State.OOMKilled is set → "memory" (Docker keeps
- *   that flag until the container restarts: after one OOM kill a later SIGKILL reads as memory
- *   too); a fork refused (stderr's "Cannot fork", or "fork" with "Resource temporarily
- *   unavailable") → "pids"; a failed command only (exit code not 0).
+ * - The protocol's shared rules are spec.ts's, as on every backend: checkExec (argv, timeoutS,
+ *   maxOutputBytes), OutputCollector (what is kept), statusOf (Docker reports a process killed by
+ *   signal n as exit code 128+n) and attributeLimit (the limit named). What only Docker knows is
+ *   passed to it as `known`: "memory" when a SIGKILLed command's container has State.OOMKilled set
+ *   (Docker keeps that flag until the container restarts: after one OOM kill a later SIGKILL reads
+ *   as memory too).
+ * - A cwd is checked (`test -d`) before the command runs: one that is not a directory is a
+ *   SandboxError naming it.
+ * - close() while a command runs resolves that exec as killed (SIGKILL, its output so far, stderr
+ *   noting the sandbox ended); the backend's own calls (upload, ...) throw SandboxClosedError.
  * - cpuSeconds is null: the Engine API has per-container CPU totals only, not per exec.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:os";
 import { extract, pack } from "tar-stream";
-import { contentBytes, resolveSpec, workPath } from "../spec.js";
+import {
+  attributeLimit,
+  checkExec,
+  contentBytes,
+  OutputCollector,
+  resolveSpec,
+  statusOf,
+  workPath,
+} from "../spec.js";
 import {
   type ExecOptions,
   type ExecResult,
@@ -51,7 +61,6 @@ import {
   SandboxClosedError,
   SandboxError,
   type SandboxFile,
-  type SandboxLimitName,
   type SandboxLimits,
   type SandboxSnapshot,
   type SandboxSpec,
@@ -67,6 +76,8 @@ const WRAPPER =
 const KILLER = 'kill -9 -"$(cat "$1")" 2>/dev/null; rm -f -- "$1"';
 /** The timeout of the backend's own commands (tar, cat). */
 const INTERNAL_TIMEOUT_S = 600;
+/** What a command's stderr ends with when close() removed the container while it ran. */
+const ENDED_BY_CLOSE = "\n[rllm sandbox: the sandbox ended: close() removed its container]";
 
 export class DockerBackend implements SandboxBackend {
   readonly name = "docker";
@@ -197,21 +208,11 @@ function envList(env: Record<string, string>): string[] {
   });
 }
 
-interface RawResult {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: Buffer;
-  stderr: Buffer;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-  limit: SandboxLimitName | null;
-  timedOut: boolean;
-  wallSeconds: number;
+/** How a command ended: its status, and the stop this backend made, if any. */
+interface End {
+  code: number;
+  stop: "timeout" | "abort" | "output" | undefined;
 }
-
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(constants.signals).map(([name, n]) => [n, name]),
-);
 
 export class DockerSandbox implements Sandbox {
   readonly workdir = WORKDIR;
@@ -224,22 +225,38 @@ export class DockerSandbox implements Sandbox {
     private readonly onClose: () => void,
   ) {}
 
-  async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(command: string[], o: ExecOptions = {}): Promise<ExecResult> {
     this.check();
-    if (
-      !Array.isArray(command) ||
-      command.length === 0 ||
-      command.some((a) => typeof a !== "string")
-    ) {
-      throw new SandboxError(
-        'exec takes a non-empty argv of strings (use ["sh", "-c", line] for a shell line)',
-      );
+    const { timeoutS, maxOutputBytes } = checkExec(command, o);
+    const env = envList(o.env ?? {});
+    const cwd = o.cwd === undefined ? WORKDIR : `${WORKDIR}/${workPath(o.cwd)}`;
+    const out = new OutputCollector(maxOutputBytes, o.onStdout, o.onStderr);
+    const started = performance.now();
+    let end: End | "closed"; // "closed": close() removed the container meanwhile
+    try {
+      if (o.cwd !== undefined) await this.checkCwd(cwd, o.cwd);
+      end = await this.runOnce(command, { ...o, env, cwd, timeoutS }, out);
+    } catch (err) {
+      if (!this.closed) throw err;
+      end = "closed";
     }
-    const raw = await this.run(command, options);
+    const closed = end === "closed";
+    const stop = end === "closed" ? undefined : end.stop;
+    const status = end === "closed" ? { exitCode: null, signal: "SIGKILL" } : statusOf(end.code);
+    const stderr = out.text(2) + (closed ? ENDED_BY_CLOSE : "");
+    const oom = !stop && !closed && (await this.oomKilled(status.signal));
     return {
-      ...raw,
-      stdout: raw.stdout.toString("utf8"),
-      stderr: raw.stderr.toString("utf8"),
+      ...status,
+      stdout: out.text(1),
+      stderr,
+      stdoutTruncated: out.truncated(1),
+      stderrTruncated: out.truncated(2),
+      timedOut: stop === "timeout",
+      limit:
+        stop === "abort"
+          ? "timeout"
+          : (stop ?? attributeLimit({ ...status, stderr, known: oom ? "memory" : null })),
+      wallSeconds: (performance.now() - started) / 1000,
       cpuSeconds: null,
     };
   }
@@ -318,36 +335,53 @@ export class DockerSandbox implements Sandbox {
     if (this.closed) throw new SandboxClosedError(this.id);
   }
 
-  /** One of the backend's own commands: its stdout, or an error naming `what` with its stderr. */
-  private async internal(cmd: string[], stdin: Buffer | undefined, what: string): Promise<Buffer> {
-    const r = await this.run(cmd, {
-      stdin,
-      timeoutS: INTERNAL_TIMEOUT_S,
-      maxOutputBytes: Number.POSITIVE_INFINITY,
-    });
-    if (r.exitCode !== 0) {
-      const why = r.stderr.toString("utf8").trim() || `exit ${r.exitCode ?? r.signal}`;
-      throw new SandboxError(`sandbox ${this.id}: ${what} failed: ${why}`);
+  /** The protocol's error for a cwd that is not a directory, before the command runs. */
+  private async checkCwd(path: string, asked: string): Promise<void> {
+    const r = await this.internalRun(["test", "-d", path], undefined);
+    if (r.code !== 0) {
+      throw new SandboxError(`cwd ${asked} is not a directory in the sandbox's work dir`);
     }
-    return r.stdout;
   }
 
-  /** One command; a failure because close() came meanwhile is SandboxClosedError. */
-  private async run(command: string[], o: ExecOptions): Promise<RawResult> {
+  /** One of the backend's own commands: its stdout, or an error naming `what` with its stderr. */
+  private async internal(cmd: string[], stdin: Buffer | undefined, what: string): Promise<Buffer> {
+    const r = await this.internalRun(cmd, stdin);
+    if (r.code !== 0) {
+      const why = r.out.text(2).trim() || `exit ${r.code}`;
+      throw new SandboxError(`sandbox ${this.id}: ${what} failed: ${why}`);
+    }
+    return r.out.bytes(1);
+  }
+
+  /** A backend's command, its output kept whole; a failure because close() came meanwhile is SandboxClosedError. */
+  private async internalRun(
+    cmd: string[],
+    stdin: Buffer | undefined,
+    timeoutS = INTERNAL_TIMEOUT_S,
+  ): Promise<{ code: number; out: OutputCollector }> {
+    const out = new OutputCollector(Number.POSITIVE_INFINITY);
     try {
-      return await this.runOnce(command, o);
+      const end = await this.runOnce(cmd, { stdin, env: [], cwd: WORKDIR, timeoutS }, out);
+      return { code: end.code, out };
     } catch (err) {
       if (this.closed) throw new SandboxClosedError(this.id);
       throw err;
     }
   }
 
-  private async runOnce(command: string[], o: ExecOptions): Promise<RawResult> {
-    checkOptions(o);
-    const started = performance.now();
-    const cwd = o.cwd === undefined ? WORKDIR : `${WORKDIR}/${workPath(o.cwd)}`;
+  /** One command in the wrapper, its output into `out`, stopped on a timeout, an abort or too much output. */
+  private async runOnce(
+    command: string[],
+    o: {
+      stdin?: Uint8Array | string;
+      env: string[];
+      cwd: string;
+      timeoutS: number;
+      signal?: AbortSignal;
+    },
+    out: OutputCollector,
+  ): Promise<End> {
     const pidFile = `/tmp/.rllm-exec-${randomBytes(8).toString("hex")}`;
-    const max = o.maxOutputBytes ?? MiB;
     const { Id: execId } = await this.engine.json<{ Id: string }>(
       "POST",
       `/containers/${this.id}/exec`,
@@ -357,15 +391,14 @@ export class DockerSandbox implements Sandbox {
           AttachStdout: true,
           AttachStderr: true,
           Tty: false,
-          Cmd: ["sh", "-c", WRAPPER, "sh", pidFile, cwd, ...command],
-          Env: envList(o.env ?? {}),
+          Cmd: ["sh", "-c", WRAPPER, "sh", pidFile, o.cwd, ...command],
+          Env: o.env,
           WorkingDir: WORKDIR,
         },
       },
     );
-    const out = { 1: new Capture(max, o.onStdout), 2: new Capture(max, o.onStderr) };
-    const end: { stop?: "timeout" | "abort" | "output"; killing?: Promise<void> } = {};
-    const kill = (why: "timeout" | "abort" | "output") => {
+    const end: { stop?: End["stop"]; killing?: Promise<void> } = {};
+    const kill = (why: NonNullable<End["stop"]>) => {
       end.stop ??= why;
       end.killing ??= this.killExec(pidFile, finished, stream.abort);
     };
@@ -373,38 +406,22 @@ export class DockerSandbox implements Sandbox {
       execId,
       o.stdin === undefined ? undefined : contentBytes(o.stdin),
       (n, payload) => {
-        const c = n === 1 ? out[1] : n === 2 ? out[2] : undefined;
-        if (c?.push(payload)) kill("output");
+        if ((n === 1 || n === 2) && out.add(n, payload)) kill("output");
       },
     );
     const finished = stream.done.then(() => this.exitCode(execId));
-    const timer = setTimeout(() => kill("timeout"), (o.timeoutS ?? 30) * 1000);
+    const timer = setTimeout(() => kill("timeout"), o.timeoutS * 1000);
     const onAbort = () => kill("abort");
     if (o.signal?.aborted) onAbort();
     o.signal?.addEventListener("abort", onAbort);
-    let code: number;
     try {
-      code = await finished;
+      const code = await finished;
       await end.killing;
+      return { code, stop: end.stop };
     } finally {
       clearTimeout(timer);
       o.signal?.removeEventListener("abort", onAbort);
     }
-    const stop = end.stop;
-    const signal = code > 128 && code < 160 ? (SIGNAL_NAMES.get(code - 128) ?? null) : null;
-    const raw: RawResult = {
-      exitCode: signal ? null : code,
-      signal,
-      stdout: out[1].bytes(),
-      stderr: out[2].bytes(),
-      stdoutTruncated: out[1].truncated,
-      stderrTruncated: out[2].truncated,
-      limit: null,
-      timedOut: stop === "timeout",
-      wallSeconds: (performance.now() - started) / 1000,
-    };
-    raw.limit = stop === "abort" ? "timeout" : (stop ?? (await this.attribute(raw)));
-    return raw;
   }
 
   /** The exec's exit code once it is no longer running (its output can close before it exits). */
@@ -435,72 +452,29 @@ export class DockerSandbox implements Sandbox {
       () => (ended = true),
     );
     for (let i = 0; i < 10 && !ended && !this.closed; i++) {
-      await this.run(["sh", "-c", KILLER, "sh", pidFile], { timeoutS: 10 }).catch(() => {});
+      await this.internalRun(["sh", "-c", KILLER, "sh", pidFile], undefined, 10).catch(() => {});
       await Promise.race([finished.catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
     }
     if (!ended) abort();
   }
 
-  private async attribute(r: RawResult): Promise<SandboxLimitName | null> {
-    if (r.signal === "SIGXCPU") return "cpu";
-    if (r.signal === "SIGXFSZ") return "disk";
-    if (r.signal === "SIGKILL") {
+  /** Whether a SIGKILL was the memory limit's: the container's State.OOMKilled (see the header). */
+  private async oomKilled(signal: string | null): Promise<boolean> {
+    if (signal !== "SIGKILL") return false;
+    try {
       const info = await this.engine.json<{ State?: { OOMKilled?: boolean } }>(
         "GET",
         `/containers/${this.id}/json`,
       );
-      if (info.State?.OOMKilled) return "memory";
+      return info.State?.OOMKilled === true;
+    } catch (err) {
+      if (this.closed) return false; // removed meanwhile
+      throw err;
     }
-    if (r.exitCode === 0) return null;
-    const err = r.stderr.toString("utf8");
-    if (/No space left on device|File too large/.test(err)) return "disk";
-    if (/\b(Cannot|can't) fork\b/i.test(err)) return "pids"; // dash, busybox
-    if (/fork/i.test(err) && /Resource temporarily unavailable/.test(err)) return "pids"; // bash, Python
-    return null;
   }
 }
 
 /** A name in `tar -C /work .`'s output, relative to the work dir ("" for the dir itself). */
 function relative(name: string): string {
   return name.replace(/^\.\//, "").replace(/\/$/, "").replace(/^\.$/, "");
-}
-
-function checkOptions(o: ExecOptions): void {
-  if (o.timeoutS !== undefined && !(o.timeoutS > 0)) {
-    throw new SandboxError(`exec timeoutS must be a positive number of seconds, got ${o.timeoutS}`);
-  }
-  if (o.maxOutputBytes !== undefined && !(o.maxOutputBytes >= 0)) {
-    throw new SandboxError(`exec maxOutputBytes must be a number >= 0, got ${o.maxOutputBytes}`);
-  }
-}
-
-/** One output stream: kept up to `max` bytes; push() says whether it just went over. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-
-  constructor(
-    private readonly max: number,
-    private readonly onChunk?: (chunk: Uint8Array) => void,
-  ) {}
-
-  push(chunk: Buffer): boolean {
-    this.onChunk?.(new Uint8Array(chunk));
-    const room = this.max - this.size;
-    if (chunk.length <= room) {
-      this.chunks.push(Buffer.from(chunk));
-      this.size += chunk.length;
-      return false;
-    }
-    if (room > 0) this.chunks.push(Buffer.from(chunk.subarray(0, room)));
-    this.size = this.max;
-    const first = !this.truncated;
-    this.truncated = true;
-    return first;
-  }
-
-  bytes(): Buffer {
-    return Buffer.concat(this.chunks);
-  }
 }

@@ -191,13 +191,24 @@ describe("docker sandbox backend", () => {
     const container = fake.containers.get(s.id);
     assert.ok(container);
     assert.deepEqual(readdirSync(join(container.dir, "tmpfs", "tmp")), []);
-    await assert.rejects(s.exec([]), /non-empty argv/);
+    await assert.rejects(s.exec([]), /non-empty array of strings/);
     await assert.rejects(s.exec(["true"], { cwd: "../x" }), /"\.\."/);
     await assert.rejects(s.exec(["true"], { timeoutS: 0 }), /timeoutS/);
+    await assert.rejects(s.exec(["true"], { maxOutputBytes: 1.5 }), /maxOutputBytes/);
+    // A cwd that is not a directory: the protocol's error, as on bwrap, not `cd`'s exit 1.
+    await s.exec(["touch", "plain"]);
+    for (const cwd of ["missing", "plain"]) {
+      await assert.rejects(
+        s.exec(["pwd"], { cwd }),
+        (e: Error) =>
+          e instanceof SandboxError &&
+          e.message === `cwd ${cwd} is not a directory in the sandbox's work dir`,
+      );
+    }
     await s.close();
   });
 
-  test("timeout: the command and what it started are killed; the sandbox goes on", async () => {
+  test("timeout and abort: the command and what it started are killed; the sandbox goes on", async () => {
     const s = await backend.create();
     const r = await s.exec(["sh", "-c", "sleep 30 & echo $! > bg; wait"], { timeoutS: 0.5 });
     assert.deepEqual(
@@ -217,6 +228,15 @@ describe("docker sandbox backend", () => {
       [aborted.timedOut, aborted.limit, aborted.signal],
       [false, "timeout", "SIGKILL"],
     );
+    // Aborted before exec: killed at once, its output not waited for.
+    const early = await s.exec(["sh", "-c", "sleep 30; echo late"], {
+      signal: AbortSignal.abort(),
+    });
+    assert.deepEqual(
+      [early.timedOut, early.limit, early.signal, early.stdout],
+      [false, "timeout", "SIGKILL", ""],
+    );
+    assert.ok(early.wallSeconds < 10, `wall ${early.wallSeconds}`);
     await s.close();
   });
 
@@ -235,7 +255,7 @@ describe("docker sandbox backend", () => {
     await s.close();
   });
 
-  test("limits named: cpu (SIGXCPU), disk (SIGXFSZ, ENOSPC), memory (the container's OOM kill)", async () => {
+  test("limits named: cpu (SIGXCPU), disk (SIGXFSZ, ENOSPC), memory (the container's OOM kill, an allocation refused)", async () => {
     const s = await backend.create({ limits: { cpuSeconds: 1, fileMb: 1 } });
     const cpu = await s.exec(["sh", "-c", "while :; do :; done"], { timeoutS: 20 });
     assert.deepEqual([cpu.limit, cpu.signal, cpu.timedOut], ["cpu", "SIGXCPU", false]);
@@ -253,6 +273,14 @@ describe("docker sandbox backend", () => {
     assert.equal(bashFork.limit, "pids");
     const fine = await s.exec(["sh", "-c", "echo 'Cannot fork' >&2"]);
     assert.equal(fine.limit, null); // exit 0: no limit stopped it
+    const alloc = await s.exec(["sh", "-c", "echo 'MemoryError' >&2; exit 1"]);
+    assert.deepEqual([alloc.limit, alloc.exitCode], ["memory", 1]); // as on bwrap (spec.ts)
+    const status = await s.exec(["sh", "-c", "exit 137"]);
+    assert.deepEqual(
+      [status.exitCode, status.signal, status.limit], // 128+9 is SIGKILL on every backend
+      [null, "SIGKILL", null],
+    );
+    assert.equal((await s.exec(["sh", "-c", "exit 160"])).exitCode, 160);
     const container = fake.containers.get(s.id);
     assert.ok(container);
     const oom = s.exec(["sleep", "30"]);
@@ -425,7 +453,13 @@ describe("docker sandbox backend", () => {
     while (fake.containers.get(racing.id)?.execs.size === 0)
       await new Promise((r) => setTimeout(r, 20));
     await racing.close();
-    await assert.rejects(pending, SandboxClosedError);
+    // As on bwrap: the exec close() cut short resolves as killed, saying so.
+    const cut = await pending;
+    assert.deepEqual(
+      [cut.exitCode, cut.signal, cut.limit, cut.timedOut],
+      [null, "SIGKILL", null, false],
+    );
+    assert.match(cut.stderr, /the sandbox ended: close\(\) removed its container\]$/);
 
     const b = await startBackend(fake);
     const left = await b.create();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { FakeDaytona } from "../../testing/fake-sandbox-services/daytona.js";
-import { type Sandbox, type SandboxBackend, SandboxClosedError } from "../types.js";
+import { type Sandbox, type SandboxBackend, SandboxClosedError, SandboxError } from "../types.js";
 import {
   type DaytonaSandboxConfig,
   DaytonaSandboxConfigSchema,
@@ -214,6 +214,39 @@ describe("daytona exec", () => {
     await assert.rejects(s.exec(["true"], { cwd: "../up" }), /"\.\.\/up"/);
   });
 
+  it("a cwd that is not a directory: the protocol's error, nothing run, as on bwrap", async () => {
+    await s.upload([{ path: "plain", content: "" }]);
+    for (const cwd of ["missing", "plain"]) {
+      await assert.rejects(
+        s.exec(["sh", "-c", "echo ran > ../ran"], { cwd, stdin: "x" }),
+        (e: Error) =>
+          e instanceof SandboxError &&
+          e.message === `cwd ${cwd} is not a directory in the sandbox's work dir`,
+      );
+    }
+    await assert.rejects(s.download("ran"), /no file "ran"/);
+    const left = await s.exec(["sh", "-c", 'ls -A "$HOME/.rllm-exec" | wc -l']);
+    assert.equal(left.stdout.trim(), "1", "only the listing's own scratch dir: the refused gone");
+  });
+
+  it("argv and options: spec.ts's checks", async () => {
+    await assert.rejects(s.exec([]), /non-empty array of strings/);
+    await assert.rejects(s.exec(["true"], { timeoutS: Number.NaN }), /timeoutS/);
+    await assert.rejects(s.exec(["true"], { maxOutputBytes: -1 }), /maxOutputBytes/);
+  });
+
+  it("status 128+n is signal n; failures name the limit as on every backend", async () => {
+    const killed = await s.exec(["sh", "-c", "exit 137"]);
+    assert.deepEqual([killed.exitCode, killed.signal, killed.limit], [null, "SIGKILL", null]);
+    assert.equal((await s.exec(["sh", "-c", "exit 160"])).exitCode, 160);
+    const py = await s.exec(["python3", "-c", "raise MemoryError()"]);
+    assert.deepEqual([py.exitCode, py.limit], [1, "memory"]);
+    const full = await s.exec(["sh", "-c", "echo 'write: No space left on device' >&2; exit 1"]);
+    assert.equal(full.limit, "disk");
+    const fine = await s.exec(["sh", "-c", "echo MemoryError >&2"]);
+    assert.equal(fine.limit, null); // exit 0: nothing stopped it
+  });
+
   it("stdin reaches the command (cat, python3)", async () => {
     const bytes = new Uint8Array([104, 105, 0, 255, 10]);
     const r = await s.exec(["sh", "-c", "od -An -tu1 | tr -s ' '"], { stdin: bytes });
@@ -269,6 +302,13 @@ describe("daytona exec", () => {
     assert.equal(r.timedOut, false);
     assert.equal(r.stdout, "");
     assert.ok(r.wallSeconds < 5, `took ${r.wallSeconds}s`);
+    const runs = fake.calls("POST", /\/process\/execute$/).length;
+    const early = await s.exec(["echo", "never"], { signal: AbortSignal.abort() });
+    assert.deepEqual(
+      [early.limit, early.timedOut, early.signal, early.stdout],
+      ["timeout", false, "SIGKILL", ""],
+    );
+    assert.equal(fake.calls("POST", /\/process\/execute$/).length, runs, "aborted before: not run");
   });
 
   it("a 429 on execute is retried; a 502 is not (the command may have run)", async () => {
@@ -371,6 +411,19 @@ describe("daytona close", () => {
     await assert.rejects(s.upload([]), SandboxClosedError);
     await assert.rejects(s.download("a"), SandboxClosedError);
     await assert.rejects(s.snapshot(), SandboxClosedError);
+  });
+
+  it("close() while a command runs resolves it as killed, as on bwrap", async () => {
+    const s = await backend.create();
+    const pending = s.exec(["sleep", "30"]);
+    const runs = () => fake.calls("POST", /\/process\/execute$/).length;
+    const before = runs();
+    while (runs() === before) await new Promise((r) => setTimeout(r, 20));
+    await s.close();
+    const r = await pending;
+    assert.deepEqual([r.exitCode, r.signal, r.limit, r.timedOut], [null, "SIGKILL", null, false]);
+    assert.match(r.stderr, /the sandbox ended: close\(\) deleted it\]$/);
+    assert.ok(r.wallSeconds < 10, `took ${r.wallSeconds}s`);
   });
 
   it("a sandbox Daytona already deleted closes without error; backend.close deletes what is open", async () => {

@@ -16,7 +16,15 @@
  * - Limits enforced: memoryMb and diskMb as the sandbox's memory and disk, in whole GiB rounded up
  *   (the disk holds the image too); cpuSeconds, fileMb, openFiles as ulimits of each command.
  *   pids: Daytona has no process limit; asking for it is refused at create. A command the memory
- *   limit kills ends with SIGKILL and limit null (nothing tells that kill from another).
+ *   limit kills ends with SIGKILL and limit null unless its stderr names a refused allocation
+ *   (nothing else tells that kill from another).
+ * - The protocol's shared rules are spec.ts's, as on every backend: checkExec (argv, timeoutS,
+ *   maxOutputBytes), OutputCollector (what is kept), statusOf (the shell's 128+n) and
+ *   attributeLimit (the limit named), after the stops this backend made itself ("timeout",
+ *   "output").
+ * - A cwd that is not a directory is a SandboxError naming it; the command does not run.
+ * - close() while a command runs resolves that exec as killed (SIGKILL, stderr noting the sandbox
+ *   ended; its output went with the sandbox).
  * - The config's limits and network are the defaults of every spec (a spec's own keys win).
  * - Network off (the default) is `networkBlockAll: true`.
  * - The image needs sh and GNU coreutils and findutils (see ./shell.ts): any Debian or Ubuntu one.
@@ -36,7 +44,15 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { common, type SandboxBackendDefinition } from "../config.js";
-import { contentBytes, resolveSpec, workPath } from "../spec.js";
+import {
+  attributeLimit,
+  checkExec,
+  contentBytes,
+  OutputCollector,
+  resolveSpec,
+  statusOf,
+  workPath,
+} from "../spec.js";
 import {
   type ExecOptions,
   type ExecResult,
@@ -54,12 +70,12 @@ import { ServiceClient } from "./http.js";
 import {
   type Collected,
   collectScript,
+  cwdMissing,
   hasResult,
   killScript,
   parseCollected,
   runScript,
   shQuote,
-  statusOutcome,
 } from "./shell.js";
 
 export const DaytonaSandboxConfigSchema = z.strictObject({
@@ -101,8 +117,24 @@ export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/; // the toolbox's ValidateEnvKeys
 const POLL_MS = 500;
-const DEFAULT_TIMEOUT_S = 30;
-const DEFAULT_MAX_OUTPUT = 1 << 20;
+/** What a command's stderr ends with when close() deleted the sandbox while it ran. */
+const ENDED_BY_CLOSE = "\n[rllm sandbox: the sandbox ended: close() deleted it]";
+
+/** What one command left: its collected result, and what stopped it. */
+interface Run {
+  c: Collected;
+  timedOut: boolean;
+  aborted: boolean;
+  /** close() came while it ran: its output went with the sandbox. */
+  closed: boolean;
+}
+
+const NOT_RUN: Run = {
+  c: { status: null, cut: false, stdout: new Uint8Array(0), stderr: new Uint8Array(0) },
+  timedOut: false,
+  aborted: false,
+  closed: false,
+};
 
 /** What the API answers for a sandbox (the fields this backend reads). */
 interface SandboxDto {
@@ -293,32 +325,47 @@ class DaytonaSandbox implements Sandbox {
 
   async exec(command: string[], o: ExecOptions = {}): Promise<ExecResult> {
     this.check();
-    if (
-      !Array.isArray(command) ||
-      command.length === 0 ||
-      command.some((a) => typeof a !== "string")
-    ) {
-      throw new SandboxError(
-        'exec needs a non-empty argv of strings (use ["sh", "-c", line] for a shell line)',
-      );
-    }
-    const timeoutS = o.timeoutS ?? DEFAULT_TIMEOUT_S;
-    const maxOutputBytes = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-    if (!(timeoutS > 0)) throw new SandboxError(`exec timeoutS must be positive, got ${timeoutS}`);
-    if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 0)) {
-      throw new SandboxError(
-        `exec maxOutputBytes must be a non-negative integer, got ${maxOutputBytes}`,
-      );
-    }
+    const { timeoutS, maxOutputBytes } = checkExec(command, o);
     for (const key of Object.keys(o.env ?? {})) checkEnvKey(key, "exec env");
     const cwd = o.cwd === undefined ? this.workdir : `${this.workdir}/${workPath(o.cwd)}`;
-    const dir = `${this.home}/.rllm-exec/${++this.execs}`;
     const started = performance.now();
-    if (o.signal?.aborted) {
-      const none = new Uint8Array(0);
-      const c: Collected = { status: null, cut: false, stdout: none, stderr: none };
-      return this.result(c, { timedOut: false, aborted: true, maxOutputBytes, started, o });
+    const out = new OutputCollector(maxOutputBytes, o.onStdout, o.onStderr);
+    let run: Run;
+    try {
+      run = o.signal?.aborted
+        ? { ...NOT_RUN, aborted: true }
+        : await this.run(command, o, { cwd, timeoutS, maxOutputBytes });
+    } catch (err) {
+      if (!this.closed) throw err;
+      run = { ...NOT_RUN, closed: true };
     }
+    const { c } = run;
+    out.add(1, c.stdout);
+    out.add(2, c.stderr);
+    const killed = run.timedOut || run.aborted || run.closed || c.status === null;
+    const status = killed ? { exitCode: null, signal: "SIGKILL" } : statusOf(c.status as number);
+    const stderr = out.text(2) + (run.closed ? ENDED_BY_CLOSE : "");
+    const stop = run.timedOut || run.aborted ? "timeout" : c.cut ? "output" : null;
+    return {
+      ...status,
+      stdout: out.text(1),
+      stderr,
+      stdoutTruncated: out.truncated(1),
+      stderrTruncated: out.truncated(2),
+      timedOut: run.timedOut,
+      limit: stop ?? attributeLimit({ ...status, stderr }),
+      wallSeconds: (performance.now() - started) / 1000,
+      cpuSeconds: null,
+    };
+  }
+
+  /** The command through runScript, and what it left collected. */
+  private async run(
+    command: string[],
+    o: ExecOptions,
+    r: { cwd: string; timeoutS: number; maxOutputBytes: number },
+  ): Promise<Run> {
+    const dir = `${this.home}/.rllm-exec/${++this.execs}`;
     if (o.stdin !== undefined) await this.putFile(`${dir}/stdin`, contentBytes(o.stdin));
     let aborted = false;
     const abort = () => {
@@ -334,21 +381,24 @@ class DaytonaSandbox implements Sandbox {
         command: runScript({
           dir,
           argv: command,
-          cwd,
+          cwd: r.cwd,
           stdin: o.stdin !== undefined,
-          maxOutputBytes,
+          maxOutputBytes: r.maxOutputBytes,
           ulimits: {
             cpuSeconds: this.limits.cpuSeconds,
             fileMb: this.limits.fileMb,
             openFiles: this.limits.openFiles,
           },
         }),
-        timeout: Math.max(1, Math.ceil(timeoutS)),
+        timeout: Math.max(1, Math.ceil(r.timeoutS)),
         cwd: this.workdir,
         envs: o.env,
       });
     } finally {
       o.signal?.removeEventListener("abort", abort);
+    }
+    if (cwdMissing(res.result)) {
+      throw new SandboxError(`cwd ${o.cwd} is not a directory in the sandbox's work dir`);
     }
     // Killed before it printed the result (timeout, abort, an output cap): collect it apart.
     const text = hasResult(res.result)
@@ -365,39 +415,7 @@ class DaytonaSandbox implements Sandbox {
         `daytona: the command ended without a result in sandbox ${this.id} (toolbox exit ${res.exitCode}): ${res.result.trim().slice(0, 500)}`,
       );
     }
-    return this.result(c, { timedOut: res.timedOut, aborted, maxOutputBytes, started, o });
-  }
-
-  private result(
-    c: Collected,
-    r: {
-      timedOut: boolean;
-      aborted: boolean;
-      maxOutputBytes: number;
-      started: number;
-      o: ExecOptions;
-    },
-  ): ExecResult {
-    if (c.stdout.length) r.o.onStdout?.(c.stdout);
-    if (c.stderr.length) r.o.onStderr?.(c.stderr);
-    const killed = { exitCode: null, signal: "SIGKILL" };
-    const outcome =
-      r.timedOut || r.aborted
-        ? { ...killed, limit: "timeout" as const }
-        : c.cut
-          ? { ...(c.status === null ? killed : statusOutcome(c.status)), limit: "output" as const }
-          : statusOutcome(c.status as number);
-    const text = (b: Uint8Array) => new TextDecoder().decode(b.subarray(0, r.maxOutputBytes));
-    return {
-      ...outcome,
-      stdout: text(c.stdout),
-      stderr: text(c.stderr),
-      stdoutTruncated: c.stdout.length > r.maxOutputBytes,
-      stderrTruncated: c.stderr.length > r.maxOutputBytes,
-      timedOut: r.timedOut,
-      wallSeconds: (performance.now() - r.started) / 1000,
-      cpuSeconds: null,
-    };
+    return { c, timedOut: res.timedOut, aborted, closed: false };
   }
 
   async upload(files: SandboxFile[]): Promise<void> {

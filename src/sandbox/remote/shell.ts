@@ -20,12 +20,12 @@
  *   too: the service started it in a group of its own) is SIGKILLed, as an abort does
  *   (`killScript`); the result is then collected by `collectScript`.
  * - cpuSeconds, fileMb, openFiles are `ulimit -t/-f/-n` of the command (POSIX `sh`: -f counts
- *   512-byte blocks); SIGXCPU and SIGXFSZ name the limits "cpu" and "disk".
- * - `$?` of a command a signal ended is 128+n; the shell cannot tell it from `exit 128+n`, so a
- *   status 129..192 is reported as that signal (exitCode null), as `sh -c` users read it.
+ *   512-byte blocks); their SIGXCPU and SIGXFSZ are named by spec.ts's attributeLimit.
+ * - The status in <dir>/rc is the shell's `$?` (128+n for a signal n), read by spec.ts's statusOf.
+ * - A cwd that is not a directory: the script prints a marker of its own instead of a result and
+ *   runs nothing (`cwdMissing`).
  */
-import { constants } from "node:os";
-import { SandboxError, type SandboxLimitName } from "../types.js";
+import { SandboxError } from "../types.js";
 
 /** A word quoted for `sh`: single quotes, an embedded quote as '\''. */
 export function shQuote(word: string): string {
@@ -45,6 +45,8 @@ export interface ShellCommand {
 }
 
 const MARKER = "@@rllm-result@@";
+/** Printed instead of a result when the cwd is not a directory (the command did not run). */
+const NO_CWD = "@@rllm-no-cwd@@";
 
 /** Kill the process group of the pid in "$d/pid" (the service's group: the script with it). */
 const KILL_GROUP = `kill -KILL -"$(sed 's/.*) //' "/proc/$(cat "$d/pid")/stat" | cut -d' ' -f3)" 2>/dev/null`;
@@ -57,6 +59,11 @@ export function killScript(dir: string): string {
 /** Whether a script's output holds the collected result (it was not killed before printing it). */
 export function hasResult(text: string): boolean {
   return text.includes(`${MARKER}\n`);
+}
+
+/** Whether a script's output says the cwd is not a directory (the command did not run). */
+export function cwdMissing(text: string): boolean {
+  return text.includes(`${NO_CWD}\n`);
 }
 
 /** The script that runs the command and prints the collected result. */
@@ -82,6 +89,7 @@ export function runScript(c: ShellCommand): string {
     `dd of="$d/${file}" bs=65536 count=${keep} iflag=count_bytes status=none; if [ "$(wc -c < "$d/${file}")" -gt ${c.maxOutputBytes} ]; then : > "$d/cut"; ${KILL_GROUP}; fi`;
   return [
     `d=${shQuote(c.dir)}`,
+    `if [ ! -d ${shQuote(c.cwd)} ]; then rm -rf "$d"; echo ${NO_CWD}; exit 0; fi`,
     `mkdir -p "$d" && rm -f "$d/e" && mkfifo "$d/e" || exit 1`,
     `{ ${cap("err")}; } < "$d/e" &`,
     `{ sh -c ${shQuote(inner)} sh "$d" ${c.argv.map(shQuote).join(" ")} < ${c.stdin ? `"$d/stdin"` : "/dev/null"} 2> "$d/e"; echo $? > "$d/rc"; } | { ${cap("out")}; }`,
@@ -138,18 +146,4 @@ export function parseCollected(text: string): Collected {
     stdout: b64(2, outEnd),
     stderr: b64(outEnd + 1, errEnd),
   };
-}
-
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
-
-/** A shell status as exit code or signal, and the limit a signal names (SIGXCPU, SIGXFSZ). */
-export function statusOutcome(status: number): {
-  exitCode: number | null;
-  signal: string | null;
-  limit: SandboxLimitName | null;
-} {
-  const signal = status > 128 ? SIGNAL_NAMES.get(status - 128) : undefined;
-  if (signal === undefined) return { exitCode: status, signal: null, limit: null };
-  const limit = signal === "SIGXCPU" ? "cpu" : signal === "SIGXFSZ" ? "disk" : null;
-  return { exitCode: null, signal, limit };
 }
