@@ -13,7 +13,11 @@ import {
 } from "../backends/torch/config.js";
 import { ConfigError, type ConfigLayer, ProviderSchema } from "../config/index.js";
 import { DEFAULT_CONCURRENCY } from "../engine/engine.js";
-import { DEFAULT_LIMITS } from "../sandbox/types.js";
+import {
+  DEFAULT_EXEC_TIMEOUT_S,
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+} from "../sandbox/types.js";
 import { SFT_DEFAULT_LR } from "../trainer/sft.js";
 import { RL_DEFAULT_LR } from "../trainer/trainer.js";
 import {
@@ -690,7 +694,12 @@ const mib: Parser<number> = (v, flag) => {
 export const SANDBOX_RUN_FLAGS = [
   CONFIG,
   { flag: "--backend <name>", path: "sandbox.backend", help: "the sandbox backend" },
-  { flag: "--timeout <s>", parse: seconds, default: 30, help: "wall-clock limit of the command" },
+  {
+    flag: "--timeout <s>",
+    parse: seconds,
+    default: DEFAULT_EXEC_TIMEOUT_S,
+    help: "wall-clock limit of the command",
+  },
   {
     flag: "--memory <mb>",
     path: "sandbox.limits.memoryMb",
@@ -720,7 +729,7 @@ export const SANDBOX_RUN_FLAGS = [
   {
     flag: "--max-output <bytes>",
     parse: intIn(0, 1 << 30),
-    default: 1 << 20,
+    default: DEFAULT_MAX_OUTPUT_BYTES,
     help: "bytes of stdout, and of stderr, kept; more kills the command",
   },
 ] as const satisfies readonly FlagRow[];

@@ -34,8 +34,8 @@ export async function sandboxRun(argv: string[], flags: SandboxRunFlags): Promis
     const sandbox = await backend.create({ snapshot: { files } });
     try {
       return await sandbox.exec(argv, {
-        timeoutS: flags.timeout ?? 30,
-        maxOutputBytes: flags.maxOutput ?? 1 << 20,
+        timeoutS: flags.timeout,
+        maxOutputBytes: flags.maxOutput,
         stdin,
       });
     } finally {

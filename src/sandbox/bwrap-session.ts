@@ -12,9 +12,9 @@
 import type { ChildProcess } from "node:child_process";
 import type { SandboxCgroup } from "./cgroup.js";
 import {
-  attributeLimit,
   checkExec,
   contentBytes,
+  execResult,
   OutputCollector,
   statusOf,
   workPath,
@@ -268,8 +268,6 @@ export class BwrapSession implements Sandbox {
       o.signal?.removeEventListener("abort", onAbort);
       this.init.settle(id);
     }
-    const ended = this.init.endedWhy;
-    const stderr = out.text(2) + (ended ? `\n[rllm sandbox: the sandbox ended: ${ended}]` : "");
     // The shell reports a command killed by signal n as 128 + n; the shell killed itself, as such.
     const status =
       exit.signal !== null ? { exitCode: null, signal: exit.signal } : statusOf(exit.code ?? 0);
@@ -281,25 +279,15 @@ export class BwrapSession implements Sandbox {
             ? "pids"
             : null
         : null;
-    return {
-      ...status,
-      stdout: out.text(1),
-      stderr,
-      stdoutTruncated: out.truncated(1),
-      stderrTruncated: out.truncated(2),
+    return execResult(out, status, {
+      started,
+      stop: stoppedBy,
       timedOut: stoppedBy === "timeout" && !o.signal?.aborted,
-      limit:
-        stoppedBy ??
-        attributeLimit({
-          ...status,
-          stderr,
-          cpuSeconds: exit.cpu,
-          cpuLimit: this.options.limits.cpuSeconds,
-          known,
-        }),
-      wallSeconds: (performance.now() - started) / 1000,
+      endedBecause: this.init.endedWhy,
       cpuSeconds: exit.cpu,
-    };
+      cpuLimit: this.options.limits.cpuSeconds,
+      known,
+    });
   }
 
   async upload(files: SandboxFile[]): Promise<void> {

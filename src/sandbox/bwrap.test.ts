@@ -22,7 +22,7 @@ import { BwrapBackend } from "./bwrap.js";
 import { BwrapSandboxConfigSchema } from "./config.js";
 import { SandboxPool } from "./pool.js";
 import { closeSharedSandboxes, configureSandboxes, sharedSandboxes } from "./shared.js";
-import { type Sandbox, SandboxClosedError, SandboxError } from "./types.js";
+import { type Sandbox, SandboxClosedError } from "./types.js";
 
 const config = (over: Record<string, unknown> = {}) =>
   BwrapSandboxConfigSchema.parse({ backend: "bwrap", ...over });

@@ -8,6 +8,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,
   type ExecOptions,
+  type ExecResult,
   type SandboxCapabilities,
   SandboxError,
   type SandboxLimitName,
@@ -179,6 +180,44 @@ export function attributeLimit(end: {
     return "pids";
   }
   return null;
+}
+
+/**
+ * The ExecResult of a command that has ended, the same way on every backend: the backend's own
+ * stop (timeout, output) names the limit first, else attributeLimit; a sandbox that ended under
+ * the command adds a line saying why to stderr.
+ */
+export function execResult(
+  out: OutputCollector,
+  status: { exitCode: number | null; signal: string | null },
+  end: {
+    started: number;
+    stop: SandboxLimitName | null;
+    timedOut: boolean;
+    /** Why the sandbox ended under the command, if it did. */
+    endedBecause?: string | null;
+    cpuSeconds?: number | null;
+    cpuLimit?: number;
+    known?: SandboxLimitName | null;
+  },
+): ExecResult {
+  const stderr =
+    out.text(2) +
+    (end.endedBecause ? `\n[rllm sandbox: the sandbox ended: ${end.endedBecause}]` : "");
+  const cpuSeconds = end.cpuSeconds ?? null;
+  return {
+    ...status,
+    stdout: out.text(1),
+    stderr,
+    stdoutTruncated: out.truncated(1),
+    stderrTruncated: out.truncated(2),
+    timedOut: end.timedOut,
+    limit:
+      end.stop ??
+      attributeLimit({ ...status, stderr, cpuSeconds, cpuLimit: end.cpuLimit, known: end.known }),
+    wallSeconds: (performance.now() - end.started) / 1000,
+    cpuSeconds,
+  };
 }
 
 /**

@@ -13,7 +13,15 @@
  *
  * Edge cases, decided once for every backend:
  * - A command that cannot start (not found, not executable) is an ExecResult with exitCode 127 or
- *   126 and the shell's message on stderr, as `sh -c` reports it; never a throw.
+ *   126 and the shell's message on stderr, as `sh -c` reports it; never a throw. What the caller
+ *   got wrong is a SandboxError, and nothing runs: a malformed argv or options (spec.ts's
+ *   checkExec), a cwd with `..` or a leading `/`, a cwd that is not a directory of the work dir.
+ * - An exit status 128 + n (n 1..31) reads as killed by signal n, on every backend (statusOf).
+ * - An AbortSignal already aborted when exec is called kills the command at once (limit "timeout",
+ *   timedOut false, signal SIGKILL).
+ * - close() while a command runs resolves that exec as killed (exitCode null, signal SIGKILL,
+ *   stderr ending with `[rllm sandbox: the sandbox ended: …]`), as does a sandbox that ends under
+ *   it; other calls after close() throw SandboxClosedError.
  * - A limit that stops a command is named in `limit`: "timeout" (wall clock; also `timedOut`),
  *   "cpu" (RLIMIT_CPU's SIGXCPU/SIGKILL), "memory" (the memory limit's kill or allocation failure
  *   the backend can attribute), "output" (more than maxOutputBytes: the command is killed),
@@ -34,7 +42,7 @@ export interface SandboxLimits {
   cpuSeconds: number;
   /** Processes and threads alive at once. */
   pids: number;
-  /** Size of the writable work dir and /tmp together, MiB. */
+  /** Size of the writable dirs together (the work dir, /tmp, /dev/shm), MiB. */
   diskMb: number;
   /** Largest file a process may write, MiB. */
   fileMb: number;

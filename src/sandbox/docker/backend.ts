@@ -45,9 +45,9 @@
 import { randomBytes } from "node:crypto";
 import { extract, pack } from "tar-stream";
 import {
-  attributeLimit,
   checkExec,
   contentBytes,
+  execResult,
   OutputCollector,
   resolveSpec,
   statusOf,
@@ -77,8 +77,6 @@ const KILLER = 'kill -9 -"$(cat "$1")" 2>/dev/null; rm -f -- "$1"';
 /** The timeout of the backend's own commands (tar, cat). */
 const INTERNAL_TIMEOUT_S = 600;
 /** What a command's stderr ends with when close() removed the container while it ran. */
-const ENDED_BY_CLOSE = "\n[rllm sandbox: the sandbox ended: close() removed its container]";
-
 export class DockerBackend implements SandboxBackend {
   readonly name = "docker";
   readonly capabilities = DOCKER_CAPABILITIES;
@@ -243,22 +241,14 @@ export class DockerSandbox implements Sandbox {
     const closed = end === "closed";
     const stop = end === "closed" ? undefined : end.stop;
     const status = end === "closed" ? { exitCode: null, signal: "SIGKILL" } : statusOf(end.code);
-    const stderr = out.text(2) + (closed ? ENDED_BY_CLOSE : "");
     const oom = !stop && !closed && (await this.oomKilled(status.signal));
-    return {
-      ...status,
-      stdout: out.text(1),
-      stderr,
-      stdoutTruncated: out.truncated(1),
-      stderrTruncated: out.truncated(2),
+    return execResult(out, status, {
+      started,
+      stop: stop === "abort" ? "timeout" : (stop ?? null),
       timedOut: stop === "timeout",
-      limit:
-        stop === "abort"
-          ? "timeout"
-          : (stop ?? attributeLimit({ ...status, stderr, known: oom ? "memory" : null })),
-      wallSeconds: (performance.now() - started) / 1000,
-      cpuSeconds: null,
-    };
+      endedBecause: closed ? "close() removed its container" : null,
+      known: oom ? "memory" : null,
+    });
   }
 
   async upload(files: SandboxFile[]): Promise<void> {

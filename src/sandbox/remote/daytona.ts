@@ -45,9 +45,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { common, type SandboxBackendDefinition } from "../config.js";
 import {
-  attributeLimit,
   checkExec,
   contentBytes,
+  execResult,
   OutputCollector,
   resolveSpec,
   statusOf,
@@ -118,8 +118,6 @@ export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/; // the toolbox's ValidateEnvKeys
 const POLL_MS = 500;
 /** What a command's stderr ends with when close() deleted the sandbox while it ran. */
-const ENDED_BY_CLOSE = "\n[rllm sandbox: the sandbox ended: close() deleted it]";
-
 /** What one command left: its collected result, and what stopped it. */
 interface Run {
   c: Collected;
@@ -344,19 +342,13 @@ class DaytonaSandbox implements Sandbox {
     out.add(2, c.stderr);
     const killed = run.timedOut || run.aborted || run.closed || c.status === null;
     const status = killed ? { exitCode: null, signal: "SIGKILL" } : statusOf(c.status as number);
-    const stderr = out.text(2) + (run.closed ? ENDED_BY_CLOSE : "");
     const stop = run.timedOut || run.aborted ? "timeout" : c.cut ? "output" : null;
-    return {
-      ...status,
-      stdout: out.text(1),
-      stderr,
-      stdoutTruncated: out.truncated(1),
-      stderrTruncated: out.truncated(2),
+    return execResult(out, status, {
+      started,
+      stop,
       timedOut: run.timedOut,
-      limit: stop ?? attributeLimit({ ...status, stderr }),
-      wallSeconds: (performance.now() - started) / 1000,
-      cpuSeconds: null,
-    };
+      endedBecause: run.closed ? "close() deleted it" : null,
+    });
   }
 
   /** The command through runScript, and what it left collected. */
