@@ -1,15 +1,15 @@
 /**
  * The two runner programs the `code` grader uploads next to a candidate program: one for Python,
- * one for Node (JavaScript, and TypeScript where Node can strip types). They run the tests whose
+ * one for Node (JavaScript, and TypeScript once code.ts has transpiled it). They run the tests whose
  * verdict needs the candidate's own interpreter — HumanEval's `check(candidate)`, MBPP's asserts,
  * LiveCodeBench's call-based tests — one at a time, each under a wall-clock timer, and write one
  * JSON line per event to a result file. stdin/stdout tests need no runner: the program runs
  * alone and the grader compares its output on the host.
  *
  * Protocol (the grader's side is in code.ts):
- * - stdin: a nonce line, then the spec as JSON: {mode: "check" | "asserts" | "call" | "strip",
- *   program, result, timeout (seconds per step), stopOnFailure, tests: string[], setup?,
- *   entryPoint?, fnName?, typescript?}. Both are read whole before any candidate code runs.
+ * - stdin: a nonce line, then the spec as JSON: {mode: "check" | "asserts" | "call", program,
+ *   result, timeout (seconds per step), stopOnFailure, tests: string[], setup?, entryPoint?,
+ *   fnName?}. Both are read whole before any candidate code runs.
  * - result file, one JSON object per line, each carrying the nonce: {started}, then {test: -1,
  *   status, reason} if the program (or the test setup) did not load, else {loaded}; then per test
  *   {test, status: "pass" | "fail" | "error" | "timeout" | "value", reason?, value?}; then {done}.
@@ -199,21 +199,11 @@ const out = fs.openSync(spec.result, "w");
 const report = (record) => fs.writeSync(out, JSON.stringify({ ...record, nonce }) + "\n");
 report({ started: true });
 
-function strip(source, name) {
-  const mod = require("node:module");
-  if (typeof mod.stripTypeScriptTypes !== "function") {
-    report({ unsupported: "TypeScript needs module.stripTypeScriptTypes (Node >= 22.13 or >= 23.2); the sandbox runs Node " + process.version });
-    report({ done: true });
-    process.exit(0);
-  }
-  return mod.stripTypeScriptTypes(source, { mode: "strip", sourceUrl: name });
-}
-
 function describe(error) {
   if (error === null || typeof error !== "object") return "threw " + String(error).slice(0, 200);
   let text = (error.name || "Error") + (error.message ? ": " + error.message : "");
   text = text.slice(0, 300);
-  const at = /((?:solution|setup|test_\d+)\.[jt]s):(\d+)/.exec(String(error.stack || ""));
+  const at = /((?:solution|setup|test_\d+)\.js):(\d+)/.exec(String(error.stack || ""));
   return at ? text + " (at " + at[1] + ":" + at[2] + ")" : text;
 }
 
@@ -229,8 +219,7 @@ const context = vm.createContext({
 async function run(source, name) {
   let timer;
   try {
-    const code = spec.typescript ? strip(source, name) : source;
-    const value = vm.runInContext(code, context, { filename: name, timeout: limitMs });
+    const value = vm.runInContext(source, context, { filename: name, timeout: limitMs });
     if (value !== null && typeof value === "object" && typeof value.then === "function") {
       const expired = new Promise((_, reject) => {
         timer = setTimeout(() => reject({ timeout: true }), limitMs);
@@ -251,15 +240,6 @@ async function run(source, name) {
 
 async function main() {
   const program = fs.readFileSync(spec.program, "utf8");
-  if (spec.mode === "strip") {
-    try {
-      fs.writeFileSync(spec.output, strip(program, spec.program));
-    } catch (error) {
-      report({ test: -1, status: "error", reason: describe(error) });
-    }
-    report({ done: true });
-    return;
-  }
   let loaded = await run(program, spec.program);
   if (loaded.status === "pass" && spec.setup) {
     loaded = await run(spec.setup, "setup.js");
@@ -281,7 +261,7 @@ async function main() {
   }
   report({ loaded: true });
   for (const [index, test] of spec.tests.entries()) {
-    const name = "test_" + index + (spec.typescript ? ".ts" : ".js");
+    const name = "test_" + index + ".js";
     let result;
     if (spec.mode === "call") {
       context.__rllm_input = test;

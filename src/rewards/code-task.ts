@@ -1,8 +1,10 @@
 /**
  * What a code task is and which program a response holds: the `task.data` fields the code grader
- * reads (CodeTaskSchema; rewards/code.ts says what each kind of test means) and the program
- * extraction (the last fenced code block, else the whole response).
+ * reads (CodeTaskSchema; rewards/code.ts says what each kind of test means), the program
+ * extraction (the last fenced code block, else the whole response), and TypeScript's transpiling
+ * to JavaScript on the host (esbuild's `transform`: it parses and prints, it runs nothing).
  */
+import { type Message, transform } from "esbuild";
 import { z } from "zod";
 import type { Task } from "../types/index.js";
 import { OUTPUT_COMPARES, parsePyJson } from "./code-compare.js";
@@ -110,4 +112,57 @@ export function readCodeTask(task: Task): CodeTask {
     }
   }
   return parsed.data;
+}
+
+/** esbuild's first message with its place (line from 1; column from 1, as Node's stack traces). */
+function esbuildMessage(error: unknown): string | undefined {
+  const first = (error as { errors?: Message[] } | null)?.errors?.[0];
+  if (first === undefined) return undefined;
+  const at = first.location;
+  return at ? `${first.text} (at ${at.file}:${at.line}:${at.column + 1})` : first.text;
+}
+
+/**
+ * TypeScript to a JavaScript script: every TypeScript syntax (enums and namespaces too), types
+ * erased and never checked, no module conversion (an `export` stays the SyntaxError it is in
+ * JavaScript). A syntax error comes back as esbuild's first message; anything else is thrown.
+ */
+export async function transpileTypeScript(
+  source: string,
+  name: string,
+): Promise<{ code: string } | { error: string }> {
+  try {
+    const { code } = await transform(source, { loader: "ts", target: "node20", sourcefile: name });
+    return { code };
+  } catch (error) {
+    const message = esbuildMessage(error);
+    if (message === undefined) throw error;
+    return { error: message };
+  }
+}
+
+/**
+ * A TypeScript task's own test code (`check` code, asserts, setup) as JavaScript; call inputs and
+ * stdio cases are data and stay as they are. Test code that does not transpile is an error naming
+ * the task.
+ */
+export async function transpileTests(task: Task, tests: CodeTests): Promise<CodeTests> {
+  const js = async (source: string, field: string) => {
+    const out = await transpileTypeScript(source, `data.tests.${field}`);
+    if ("error" in out) {
+      throw new Error(`task ${task.id}: data.tests.${field} is not valid TypeScript: ${out.error}`);
+    }
+    return out.code;
+  };
+  switch (tests.kind) {
+    case "check":
+      return { ...tests, test: await js(tests.test, "test") };
+    case "asserts": {
+      const asserts = await Promise.all(tests.asserts.map((a, i) => js(a, `asserts[${i}]`)));
+      const setup = tests.setup === undefined ? {} : { setup: await js(tests.setup, "setup") };
+      return { ...tests, asserts, ...setup };
+    }
+    default:
+      return tests;
+  }
 }

@@ -1,11 +1,8 @@
 /**
  * The code grader in the real bwrap sandbox (the default backend): pass, each way of failing, the
- * forgeries a program can attempt, stdio comparison, JavaScript, and the budget.
+ * forgeries a program can attempt, stdio comparison, JavaScript, TypeScript, and the budget.
  */
 import assert from "node:assert/strict";
-import { rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, test } from "node:test";
 import { SandboxPool } from "../sandbox/pool.js";
 import { createSandboxBackend, SandboxConfigSchema } from "../sandbox/registry.js";
@@ -375,72 +372,149 @@ test("JavaScript: check(candidate), asserts, stdio, call; exits and loops handle
   assert.match(tests(await grade(call, throwing))[0]!.reason!, /did not load: RangeError: no/);
 });
 
-test("TypeScript runs where Node strips types, and is refused by name where it cannot", async () => {
-  const task: Task = {
-    id: "ts",
+test("TypeScript (interface, enum, generic, annotations) passes stdio, check, asserts and call tests", async () => {
+  const ts = "```ts\n";
+  const lib = [
+    "interface Pair<T> { left: T; right: T }",
+    "enum Op { Add = 1, Mul }",
+    "function apply<T extends number>(op: Op, p: Pair<T>): number {",
+    "  return op === Op.Add ? p.left + p.right : p.left * p.right;",
+    "}",
+    "const add = (a: number, b: number): number => apply(Op.Add, { left: a, right: b });",
+  ].join("\n");
+  const check: Task = {
+    id: "ts-check",
     data: {
       language: "typescript",
-      tests: { kind: "asserts", asserts: ["assert.equal(twice(4), 8)"] },
+      tests: {
+        kind: "check",
+        entryPoint: "add",
+        test: "function check(candidate: (a: number, b: number) => number): void {\n  const got: number = candidate(1, 2);\n  assert.strictEqual(got, 3);\n}",
+      },
     },
   };
-  const program = "```ts\nfunction twice(x: number): number { return 2 * x; }\n```";
-  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-  const strips = major > 23 || (major === 23 && minor >= 2) || (major === 22 && minor >= 13);
-  if (strips) {
-    assert.equal((await grade(task, program)).reward, 1);
-  } else {
-    await assert.rejects(
-      async () => grade(task, program),
-      /cannot run this task: TypeScript needs module\.stripTypeScriptTypes \(Node >= 22\.13 or >= 23\.2\); the sandbox runs Node v/,
-    );
-  }
+  const right = await grade(check, `${ts}${lib}${end}`);
+  assert.equal(right.reward, 1, reason(right));
+  assert.equal(right.metadata?.language, "typescript");
+
+  const asserts: Task = {
+    id: "ts-asserts",
+    data: {
+      language: "typescript",
+      tests: {
+        kind: "asserts",
+        setup: "const pair: Pair<number> = { left: 3, right: 4 };",
+        asserts: ["assert.equal(apply(Op.Mul, pair), 12)", "assert.equal(Op[2] as string, 'Mul')"],
+      },
+    },
+  };
+  assert.equal((await grade(asserts, `${ts}${lib}${end}`)).reward, 1);
+
+  const stdio: Task = {
+    id: "ts-stdio",
+    data: {
+      language: "typescript",
+      tests: { kind: "stdio", cases: [{ input: "4 5\n", output: "9\n" }], compare: "exact" },
+    },
+  };
+  const reader = `${ts}${lib}\nconst [a, b]: number[] = require("fs").readFileSync(0, "utf8").trim().split(" ").map(Number);\nconsole.log(add(a!, b!));${end}`;
+  assert.equal((await grade(stdio, reader)).reward, 1);
+
+  const call: Task = {
+    id: "ts-call",
+    data: {
+      language: "typescript",
+      tests: { kind: "call", fnName: "maxOf", cases: [{ input: "[1, 5, 2]", output: "5" }] },
+    },
+  };
+  const cls = `${ts}class Solution {\n  private seen: Map<number, boolean> = new Map();\n  maxOf<T extends number>(xs: T[]): T { return xs.reduce((m, x) => (x > m ? x : m)); }\n}${end}`;
+  assert.equal((await grade(call, cls)).reward, 1);
+
+  // A wrong answer fails as in JavaScript; a runtime error names the transpiled solution.js.
+  const wrong = await grade(
+    call,
+    `${ts}const maxOf = (xs: number[]): number => Math.min(...xs);${end}`,
+  );
+  assert.match(tests(wrong)[0]!.reason!, /wrong answer: expected 5, got 1/);
+  const minus = await grade(
+    check,
+    `${ts}function add(a: number, b: number): number { return a - b; }${end}`,
+  );
+  assert.equal(minus.reward, 0);
+  assert.equal(tests(minus)[0]!.outcome, "fail");
+  const throws = await grade(
+    check,
+    `${ts}function add(a: number): number {\n  throw new RangeError("no");\n}${end}`,
+  );
+  assert.match(tests(throws)[0]!.reason!, /RangeError: no \(at solution\.js:2\)/);
   assert.equal(counted.outstanding(), 0);
 });
 
-test("TypeScript's plumbing (strip, then vm or node), with a toy stripper standing in for Node's", async () => {
-  // Node < 22.13 has no module.stripTypeScriptTypes: a --require'd shim supplies a toy one that
-  // drops ": number" and refuses enums, as strip mode does.
-  const shim = join(tmpdir(), `rllm-ts-shim-${process.pid}.cjs`);
-  await writeFile(
-    shim,
-    `require("node:module").stripTypeScriptTypes = (code) => {
-      if (/\\benum\\b/.test(code)) throw new SyntaxError("TypeScript enum is not supported in strip-only mode");
-      return code.replace(/:\\s*number\\b/g, "");
-    };`,
+test("TypeScript: a syntax error is the program's load error (esbuild's message, no sandbox); a type error still runs", async () => {
+  const task: Task = {
+    id: "ts-twice",
+    data: {
+      language: "typescript",
+      tests: {
+        kind: "asserts",
+        asserts: ["assert.equal(twice(4), 8)", "assert.equal(twice(0), 0)"],
+      },
+    },
+  };
+  // Transpiling happens on the host before a sandbox is acquired: a Node that is not there does
+  // not matter to a program that does not parse.
+  const noNode = codeGrader(pool, { node: ["node-none"] });
+  const syntax = await noNode(
+    task,
+    "```ts\nfunction twice(x: number): number {\n  return 2 *;\n}\n```",
   );
-  try {
-    const ts = codeGrader(pool, { node: ["node", "--require", shim], spec: { hostPaths: [shim] } });
-    const asserts: Task = {
-      id: "ts-asserts",
+  assert.equal(syntax.reward, 0);
+  assert.deepEqual(tests(syntax), [
+    {
+      outcome: "error",
+      reason: 'the program did not load: esbuild: Unexpected ";" (at solution.ts:2:13)',
+    },
+    {
+      outcome: "error",
+      reason: 'the program did not load: esbuild: Unexpected ";" (at solution.ts:2:13)',
+    },
+  ]);
+  // The prelude is part of solution.ts: lines count from its first.
+  const withPrelude: Task = { ...task, data: { ...task.data, prelude: "// prelude" } };
+  const shifted = await noNode(withPrelude, "```ts\nconst = 1;\n```");
+  assert.match(
+    tests(shifted)[0]!.reason!,
+    /esbuild: Expected identifier but found "=" \(at solution\.ts:2:7\)/,
+  );
+
+  // No type checking: a string in a number slot runs, and the string is what the program has.
+  const mistyped = await grade(
+    {
+      ...task,
       data: {
-        language: "typescript",
-        tests: { kind: "asserts", asserts: ["assert.equal(twice(4), 8)"] },
+        ...task.data,
+        tests: {
+          kind: "asserts",
+          asserts: ["assert.equal(twice(4), 8)", "assert.equal(label, 'a')"],
+        },
       },
-    };
-    const twice = "```ts\nfunction twice(x: number): number { return 2 * x; }\n```";
-    assert.equal((await ts(asserts, twice)).reward, 1);
-    const stdio: Task = {
-      id: "ts-stdio",
-      data: {
-        language: "typescript",
-        tests: { kind: "stdio", cases: [{ input: "21", output: "42" }] },
-      },
-    };
-    const doubler =
-      "```ts\nconst n: number = Number(require('fs').readFileSync(0, 'utf8'));\nconsole.log(n * 2);\n```";
-    assert.equal((await ts(stdio, doubler)).reward, 1);
-    const enumProgram = "```ts\nenum E { A }\nfunction twice(x: number) { return 2 * x; }\n```";
-    for (const task of [asserts, stdio]) {
-      const out = await ts(task, enumProgram);
-      assert.equal(out.reward, 0);
-      assert.match(
-        tests(out)[0]!.reason!,
-        /did not load: SyntaxError: TypeScript enum is not supported/,
-      );
-    }
-  } finally {
-    await rm(shim, { force: true });
-  }
+    },
+    '```ts\nconst label: number = "a";\nfunction twice(x: number): number { return 2 * x; }\n```',
+  );
+  assert.equal(mistyped.reward, 1, reason(mistyped));
+
+  // A task whose own TypeScript does not parse is the task's error, not a 0.
+  const broken: Task = {
+    id: "ts-broken",
+    data: {
+      language: "typescript",
+      tests: { kind: "asserts", asserts: ["assert.equal(twice(4), 8)", "let = ;"] },
+    },
+  };
+  await assert.rejects(
+    grade(broken, "```ts\nconst twice = (x: number) => 2 * x;\n```"),
+    /^Error: task ts-broken: data\.tests\.asserts\[1\] is not valid TypeScript: Unexpected ";" \(at data\.tests\.asserts\[1\]:1:7\)$/,
+  );
 });
 
 test("ground truth and options the grader cannot use are errors naming them", async () => {

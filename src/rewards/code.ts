@@ -30,13 +30,19 @@
  *
  * Outcomes: `pass`, `fail` (wrong answer, failed assert), `error` (exception, crash, exit before
  * the tests ended, memory/output/process limit), `timeout`, and `skipped` (not run because an
- * earlier test failed and `stopOnFailure` is on). An unusable sandbox — the interpreter missing,
- * TypeScript on a Node that cannot strip types, a sandbox error — is thrown, not scored: it is
- * not the model's doing.
+ * earlier test failed and `stopOnFailure` is on). An unusable sandbox — the interpreter missing, a
+ * sandbox error — is thrown, not scored: it is not the model's doing.
  *
- * TypeScript: types are stripped in the sandbox by Node's own `module.stripTypeScriptTypes`
- * (Node ≥ 22.13 or ≥ 23.2; strip mode, so enums and namespaces are a program error), then the
- * program runs as JavaScript. On an older Node the grade throws, naming the version.
+ * TypeScript is transpiled to JavaScript on the host, before any sandbox is acquired, by esbuild's
+ * `transform` (code-task.ts; esbuild only parses and prints: nothing of the program runs on the
+ * host), so it needs nothing of the sandbox's Node (any Node ≥ 20) — then the program and its
+ * tests run exactly as JavaScript does. Every TypeScript syntax works (enums and namespaces too);
+ * types are erased, never checked: `const x: number = "a"` runs, as `tsc` would refuse it. The
+ * prelude and the program transpile as one `solution.ts`; a syntax error there is the program's
+ * load error (every test `error`, "the program did not load: esbuild: …" with esbuild's first
+ * message and its line:column in solution.ts; reward 0). The task's own TypeScript test code
+ * (`check` code, asserts, setup) transpiles too, and a task whose code does not is an error naming
+ * it. Runtime error locations name the transpiled `solution.js`, whose lines esbuild reprinted.
  * JavaScript programs are scripts (no `import`/`export`; `require` works), run by `node` as is
  * for stdio and in one `vm` context with their tests otherwise. A JavaScript task's tests take the
  * same four kinds: `check` code defines `function check(candidate)`, `asserts` are statements —
@@ -58,6 +64,8 @@ import {
   type CodeTests,
   extractProgram,
   readCodeTask,
+  transpileTests,
+  transpileTypeScript,
 } from "./code-task.js";
 
 export type { SandboxSource };
@@ -162,13 +170,9 @@ function interpreter(run: Run, language: CodeLanguage): string[] {
   return language === "python" ? run.options.python : run.options.node;
 }
 
-/** The file the program is written to, by language. */
+/** The file the program is written to, by language (TypeScript runs transpiled). */
 function programFile(language: CodeLanguage): string {
-  return language === "python"
-    ? "solution.py"
-    : language === "typescript"
-      ? "solution.ts"
-      : "solution.js";
+  return language === "python" ? "solution.py" : "solution.js";
 }
 
 interface Record_ {
@@ -179,7 +183,6 @@ interface Record_ {
   started?: boolean;
   loaded?: boolean;
   done?: boolean;
-  unsupported?: string;
 }
 
 /** The runner's records; a line without the nonce means the program wrote to the file itself. */
@@ -233,7 +236,6 @@ async function runRunner(
     result: "result.jsonl",
     timeout: run.options.testTimeoutS,
     stopOnFailure: run.options.stopOnFailure,
-    typescript: language === "typescript",
     ...spec,
   };
   const budget = (count + 2) * run.options.testTimeoutS + 5;
@@ -258,8 +260,6 @@ async function runRunner(
         `${execFailure(result, "it")?.reason ?? "no result file"}; stderr: ${shorten(result.stderr)}`,
     );
   }
-  const unsupported = records.find((r) => r.unsupported)?.unsupported;
-  if (unsupported) throw new Error(`the code grader cannot run this task: ${unsupported}`);
   return outcomesOf(records, count, result);
 }
 
@@ -310,13 +310,7 @@ async function runStdio(
   language: CodeLanguage,
   tests: Extract<CodeTests, { kind: "stdio" }>,
 ): Promise<CodeTestResult[]> {
-  let file = programFile(language);
-  if (language === "typescript") {
-    const spec = { mode: "strip", program: file, output: "solution.js" };
-    const stripped = await runRunner(run, "typescript", spec, tests.cases.length);
-    if (stripped.loadFailed) return stripped.results;
-    file = "solution.js";
-  }
+  const file = programFile(language);
   const results: CodeTestResult[] = [];
   let stop = false;
   for (const testCase of tests.cases) {
@@ -432,6 +426,39 @@ function zero(reason: string, extra: Record<string, unknown> = {}): EvalOutput {
   return { reward: 0, isCorrect: false, metadata: { reason, ...extra } };
 }
 
+function graded(results: CodeTestResult[], base: Record<string, unknown>): EvalOutput {
+  const passed = results.filter((r) => r.outcome === "pass").length;
+  const ok = passed === results.length;
+  return {
+    reward: ok ? 1 : 0,
+    isCorrect: ok,
+    metadata: {
+      reason: summary(results),
+      ...base,
+      passed,
+      total: results.length,
+      tests: results.map((r) => ({ ...r })),
+    },
+  };
+}
+
+function testCount(tests: CodeTests): number {
+  switch (tests.kind) {
+    case "check":
+      return 1;
+    case "asserts":
+      return tests.asserts.length;
+    default:
+      return tests.cases.length;
+  }
+}
+
+/** What runs in the sandbox: a TypeScript task's tests transpiled, its language JavaScript. */
+async function runnableTask(task: Task, codeTask: CodeTask): Promise<CodeTask> {
+  if (codeTask.language !== "typescript") return codeTask;
+  return { ...codeTask, language: "javascript", tests: await transpileTests(task, codeTask.tests) };
+}
+
 /**
  * The `code` grader over `source`. Options are checked once, here (unknown keys are an error).
  */
@@ -448,6 +475,7 @@ export function codeGrader(
   const checked = new Set<CodeLanguage>();
   return async (task: Task, response: string): Promise<EvalOutput> => {
     const codeTask = readCodeTask(task);
+    const runnable = await runnableTask(task, codeTask);
     const extracted = extractProgram(response);
     const from =
       extracted.fence === undefined
@@ -455,7 +483,19 @@ export function codeGrader(
         : "the last fenced code block";
     const base = { language: codeTask.language, programFrom: from };
     if (extracted.code.trim() === "") return zero(`no program: ${from} is empty`, base);
-    const program = codeTask.prelude ? `${codeTask.prelude}\n${extracted.code}` : extracted.code;
+    let program = codeTask.prelude ? `${codeTask.prelude}\n${extracted.code}` : extracted.code;
+    if (codeTask.language === "typescript") {
+      const js = await transpileTypeScript(program, "solution.ts");
+      if ("error" in js) {
+        const reason = `the program did not load: esbuild: ${js.error}`;
+        const count = testCount(codeTask.tests);
+        return graded(
+          Array.from({ length: count }, (): CodeTestResult => ({ outcome: "error", reason })),
+          base,
+        );
+      }
+      program = js.code;
+    }
     const sandbox = await source.acquire(opts.spec);
     try {
       const nonce = randomBytes(16).toString("hex");
@@ -468,28 +508,14 @@ export function codeGrader(
         deadline: Date.now() + opts.taskTimeoutS * 1000,
       };
       await sandbox.upload([
-        { path: `${dir}/${programFile(codeTask.language)}`, content: program },
+        { path: `${dir}/${programFile(runnable.language)}`, content: program },
       ]);
-      const runtime = codeTask.language === "python" ? "python" : "javascript";
-      if (!checked.has(runtime)) {
-        await checkInterpreter(run, runtime);
-        checked.add(runtime);
+      if (!checked.has(runnable.language)) {
+        await checkInterpreter(run, runnable.language);
+        checked.add(runnable.language);
         run.deadline = Date.now() + opts.taskTimeoutS * 1000;
       }
-      const results = await runTests(run, codeTask);
-      const passed = results.filter((r) => r.outcome === "pass").length;
-      const ok = passed === results.length;
-      return {
-        reward: ok ? 1 : 0,
-        isCorrect: ok,
-        metadata: {
-          reason: summary(results),
-          ...base,
-          passed,
-          total: results.length,
-          tests: results.map((r) => ({ ...r })),
-        },
-      };
+      return graded(await runTests(run, runnable), base);
     } finally {
       await source.release(sandbox);
     }
