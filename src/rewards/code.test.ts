@@ -377,6 +377,7 @@ test("TypeScript (interface, enum, generic, annotations) passes stdio, check, as
   const lib = [
     "interface Pair<T> { left: T; right: T }",
     "enum Op { Add = 1, Mul }",
+    "namespace Util { export const sq = (x: number): number => x * x; }",
     "function apply<T extends number>(op: Op, p: Pair<T>): number {",
     "  return op === Op.Add ? p.left + p.right : p.left * p.right;",
     "}",
@@ -404,7 +405,11 @@ test("TypeScript (interface, enum, generic, annotations) passes stdio, check, as
       tests: {
         kind: "asserts",
         setup: "const pair: Pair<number> = { left: 3, right: 4 };",
-        asserts: ["assert.equal(apply(Op.Mul, pair), 12)", "assert.equal(Op[2] as string, 'Mul')"],
+        asserts: [
+          "assert.equal(apply(Op.Mul, pair), 12)",
+          "assert.equal(Op[2] as string, 'Mul')",
+          "assert.equal(Util.sq(pair.left), 9)",
+        ],
       },
     },
   };
@@ -447,6 +452,12 @@ test("TypeScript (interface, enum, generic, annotations) passes stdio, check, as
     `${ts}function add(a: number): number {\n  throw new RangeError("no");\n}${end}`,
   );
   assert.match(tests(throws)[0]!.reason!, /RangeError: no \(at solution\.js:2\)/);
+  // Scripts, as JavaScript: an export is a load error.
+  const esm = await grade(
+    check,
+    `${ts}export function add(a: number, b: number) { return a + b; }${end}`,
+  );
+  assert.match(tests(esm)[0]!.reason!, /did not load: SyntaxError: Unexpected token 'export'/);
   assert.equal(counted.outstanding(), 0);
 });
 

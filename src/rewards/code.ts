@@ -35,9 +35,11 @@
  *
  * TypeScript is transpiled to JavaScript on the host, before any sandbox is acquired, by esbuild's
  * `transform` (code-task.ts; esbuild only parses and prints: nothing of the program runs on the
- * host), so it needs nothing of the sandbox's Node (any Node ≥ 20) — then the program and its
- * tests run exactly as JavaScript does. Every TypeScript syntax works (enums and namespaces too);
- * types are erased, never checked: `const x: number = "a"` runs, as `tsc` would refuse it. The
+ * host), for any Node ≥ 20 in the sandbox (esbuild targets node20) — then the program and its
+ * tests run exactly as JavaScript does, as scripts: an `import`/`export` stays the SyntaxError it
+ * is in JavaScript (except an unused import, which TypeScript drops as type-only; `import x =
+ * require()` becomes a `require`). Every TypeScript syntax works (enums and namespaces too);
+ * types are erased, never checked: `const x: number = "a"` runs, though `tsc` refuses it. The
  * prelude and the program transpile as one `solution.ts`; a syntax error there is the program's
  * load error (every test `error`, "the program did not load: esbuild: …" with esbuild's first
  * message and its line:column in solution.ts; reward 0). The task's own TypeScript test code
