@@ -13,9 +13,13 @@
  *   same-user processes; seccomp refuses ptrace, process_vm_* and pidfd_getfd besides;
  * - the host reads what it says as hostile input (bad lines, unknown ids and overlong lines end
  *   the sandbox), and bounds every request with a deadline of its own;
- * - reset() refuses to hand the sandbox on when the init's limits or priority were changed
- *   (prlimit/renice of a same-user process need no privilege), or when orphans it cannot reap
- *   (node waits for its own children only) have piled up past MAX_ZOMBIES.
+ * - it handles (by ignoring) every signal node would act on — SIGUSR1 would open its inspector;
+ * - file transfers never follow a symlink out of /work (openInWork), so the init cannot be made
+ *   to write or read its own /proc files or anything else on the commands' behalf;
+ * - reset() hands the sandbox on only while the init's limits, priority, scheduling, affinity,
+ *   timer slack, I/O priority and signal dispositions are what they were (a same-user process
+ *   may change them without privilege, and later commands would inherit them), and no orphan is
+ *   left as a zombie (node reaps only what it spawned): otherwise the pool makes a new one.
  * When it exits (its stdin closes: the host closed the sandbox or died), the kernel kills every
  * process of the namespace, detached ones included.
  *
@@ -24,8 +28,10 @@
  *   {op:"kill", id}                       SIGKILL to the exec's process group
  *   {op:"write", id, path, data, mode}    a regular file under /work (parents created)
  *   {op:"read", id, path, max} · {op:"list", id, max}   regular files only, at most max bytes
- *   {op:"reset", id}                      every other process killed, IPC objects and message
- *                                         queues removed, /work, /tmp and /dev/shm emptied
+ *   {op:"reset", id}                      every other process killed (refused if any was an
+ *                                         orphan: it would stay a zombie), IPC objects and message
+ *                                         queues removed, /work, /tmp and /dev/shm emptied, their
+ *                                         modes, times and extended attributes restored
  * Events (init → host):
  *   {ev:"ready"} · {ev:"out", id, fd: 1|2, data} · {ev:"exit", id, code, signal, cpu}
  *   {ev:"done", id, data?, files?} · {ev:"error", id, message}
@@ -44,8 +50,9 @@ const path = require("node:path");
 const WORK = "/work";
 const WRAP = '"$@" 3>&-; s=$?; times >&3; exit $s';
 const running = new Map();
-const MAX_ZOMBIES = 32;
-for (const s of ["SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE"]) process.on(s, () => {});
+// A pid 1 receives only the signals it handles: handle none that does anything. (SIGUSR1 would
+// open node's inspector to the commands; a listener of our own replaces node's.)
+for (const s of ["SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE", "SIGUSR1", "SIGUSR2"]) process.on(s, () => {});
 
 // Descriptors rllm's process inherited without close-on-exec would reach every command: close them.
 for (const name of fs.readdirSync("/proc/self/fd")) {
@@ -56,8 +63,27 @@ for (const name of fs.readdirSync("/proc/self/fd")) {
     if (!(flags & 0o2000000)) fs.closeSync(fd);
   } catch {}
 }
-const LIMITS_AT_START = fs.readFileSync("/proc/self/limits", "utf8");
-const PRIORITY_AT_START = os.getPriority();
+/**
+ * What a command may change of the init without privilege — its limits, priority, scheduling,
+ * CPU affinity, timer slack, I/O priority, signal dispositions — and every later command would
+ * inherit: reset() hands the sandbox on only while this is what it was at start.
+ */
+function initState() {
+  const status = fs.readFileSync("/proc/self/status", "utf8");
+  const stat = fs.readFileSync("/proc/self/stat", "utf8").replace(/^.*\) /, "").split(" ");
+  const ionice = require("node:child_process").spawnSync("ionice", ["-p", String(process.pid)], { encoding: "utf8" });
+  return [
+    fs.readFileSync("/proc/self/limits", "utf8"),
+    os.getPriority(),
+    status.split("\n").filter((l) => /^(Sig(Cgt|Ign|Blk)|Cpus_allowed_list|Mems_allowed_list):/.test(l)).join("\n"),
+    stat[37] + " " + stat[38], // rt_priority, policy
+    fs.readFileSync("/proc/self/timerslack_ns", "utf8"),
+    ionice.stdout,
+  ].join("\n");
+}
+const STATE_AT_START = initState();
+/** The mounts commands write to, with the mode each starts with. */
+const WRITABLE = { [WORK]: 0o755, "/tmp": 0o1777, "/dev/shm": 0o1777, "/dev/mqueue": 0o1777 };
 
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
@@ -69,13 +95,31 @@ function inWork(rel) {
   return full;
 }
 
-/** A regular file's bytes, refused when it is anything else (a FIFO would block) or over max. */
-function readRegular(full, max) {
-  const fd = fs.openSync(full, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+/**
+ * Opens a file of the work dir for a transfer, as commands cannot make the init reach elsewhere:
+ * the last component is never followed (O_NOFOLLOW), and what was opened must be a regular file
+ * under /work as the kernel names it (/proc/self/fd), whatever symlinks the parents went through.
+ */
+function openInWork(rel, flags) {
+  const c = fs.constants;
+  const fd = fs.openSync(inWork(rel), flags | c.O_NOFOLLOW | c.O_NONBLOCK, 0o600);
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error(full + " is not a regular file");
-    if (st.size > max) throw new Error(full + " has " + st.size + " bytes, over the " + max + " a transfer may move");
+    const where = fs.readlinkSync("/proc/self/fd/" + fd);
+    if (!where.startsWith(WORK + "/")) throw new Error(rel + " leads out of the work dir (to " + where + ")");
+    if (!fs.fstatSync(fd).isFile()) throw new Error(rel + " is not a regular file");
+    return fd;
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+}
+
+/** A regular file's bytes (see openInWork), refused over max. */
+function readRegular(rel, max) {
+  const fd = openInWork(rel, fs.constants.O_RDONLY);
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size > max) throw new Error(rel + " has " + size + " bytes, over the " + max + " a transfer may move");
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -123,7 +167,12 @@ const ops = {
     running.set(m.id, child);
     child.on("error", (e) => {
       running.delete(m.id);
-      send({ ev: "error", id: m.id, message: String(e.message) });
+      // Out of processes, memory or descriptors: the command could not start, as a shell says.
+      if (["EAGAIN", "ENOMEM", "EMFILE", "ENFILE"].includes(e.code)) {
+        const why = "sh: cannot fork: " + e.code + " (Resource temporarily unavailable)\n";
+        send({ ev: "out", id: m.id, fd: 2, data: Buffer.from(why).toString("base64") });
+        send({ ev: "exit", id: m.id, code: 126, signal: null, cpu: null });
+      } else send({ ev: "error", id: m.id, message: String(e.message) });
     });
     child.stdin.on("error", () => {});
     child.stdin.end(Buffer.from(m.stdin || "", "base64"));
@@ -152,16 +201,19 @@ const ops = {
   // all of the namespace), System V IPC objects and POSIX message queues removed (they
   // outlive their processes), and the writable mounts emptied, permissions taken away restored.
   reset(m) {
-    if (fs.readFileSync("/proc/self/limits", "utf8") !== LIMITS_AT_START || os.getPriority() !== PRIORITY_AT_START) {
-      throw new Error("a command changed the init's limits or priority: this sandbox cannot be reused");
+    if (initState() !== STATE_AT_START) {
+      throw new Error("a command changed the init's limits, priority or scheduling: this sandbox cannot be reused");
     }
+    const ours = new Set([...running.values()].map((c) => String(c.pid)));
     for (let round = 0; ; round++) {
       try {
         process.kill(-1, "SIGKILL");
       } catch {}
       const others = fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n) && n !== String(process.pid));
       if (others.every((pid) => isZombie(pid))) {
-        if (others.length > MAX_ZOMBIES) throw new Error(others.length + " orphans left as zombies: this sandbox cannot be reused");
+        // Orphans killed here stay zombies of ours (node reaps only what it spawned), holding pids.
+        const orphans = others.filter((pid) => !ours.has(pid));
+        if (orphans.length) throw new Error(orphans.length + " orphaned processes would stay as zombies: this sandbox cannot be reused");
         break;
       }
       if (round > 200) throw new Error("processes survive SIGKILL: " + others.join(" "));
@@ -172,9 +224,18 @@ const ops = {
     ipc.on("exit", () => finish());
     function finish() {
       try {
-        for (const dir of [WORK, "/tmp", "/dev/shm", "/dev/mqueue"]) {
+        for (const [dir, mode] of Object.entries(WRITABLE)) {
+          fs.chmodSync(dir, mode);
           for (const name of fs.readdirSync(dir)) emptyOut(path.join(dir, name));
+          fs.utimesSync(dir, new Date(), new Date());
         }
+        // Extended attributes of the mounts' roots (node has no call for them; python3 has).
+        const xattrs = require("node:child_process").spawnSync(
+          "python3",
+          ["-c", "import os, sys\nfor d in sys.argv[1:]:\n    for a in os.listxattr(d): os.removexattr(d, a)", ...Object.keys(WRITABLE)],
+          { stdio: "ignore" },
+        );
+        if (xattrs.status !== 0) throw new Error("the work dir's extended attributes could not be cleared (python3 " + (xattrs.error ? "missing" : "failed") + "): this sandbox cannot be reused");
         send({ ev: "done", id: m.id });
       } catch (e) {
         send({ ev: "error", id: m.id, message: String(e.message) });
@@ -182,12 +243,11 @@ const ops = {
     }
   },
   write(m) {
-    const full = inWork(m.path);
-    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.mkdirSync(path.dirname(inWork(m.path)), { recursive: true });
     const c = fs.constants;
-    const fd = fs.openSync(full, c.O_WRONLY | c.O_CREAT | c.O_TRUNC | c.O_NONBLOCK, 0o600);
+    const fd = openInWork(m.path, c.O_WRONLY | c.O_CREAT);
     try {
-      if (!fs.fstatSync(fd).isFile()) throw new Error(full + " is not a regular file");
+      fs.ftruncateSync(fd);
       fs.writeFileSync(fd, Buffer.from(m.data, "base64"));
       fs.fchmodSync(fd, m.mode);
     } finally {
@@ -196,7 +256,7 @@ const ops = {
     send({ ev: "done", id: m.id });
   },
   read(m) {
-    send({ ev: "done", id: m.id, data: readRegular(inWork(m.path), m.max).toString("base64") });
+    send({ ev: "done", id: m.id, data: readRegular(m.path, m.max).toString("base64") });
   },
   list(m) {
     const files = [];
@@ -205,11 +265,15 @@ const ops = {
       for (const name of fs.readdirSync(dir).sort()) {
         const full = path.join(dir, name);
         const st = fs.lstatSync(full);
+        const rel = path.relative(WORK, full);
+        // Paths count too (empty files with long names cost the host memory, not the tmpfs).
+        total += rel.length + 64;
+        if (files.length >= 100000 || total > m.max) throw new Error("the work dir is over " + m.max + " bytes or 100000 files to list");
         if (st.isDirectory()) walk(full);
         else if (st.isFile()) {
-          const data = readRegular(full, m.max - total);
+          const data = readRegular(rel, m.max - total);
           total += data.length;
-          files.push({ path: path.relative(WORK, full), mode: st.mode & 0o7777, data: data.toString("base64") });
+          files.push({ path: rel, mode: st.mode & 0o7777, data: data.toString("base64") });
         }
       }
     };

@@ -326,7 +326,51 @@ describe("spec and config", () => {
         "-c",
         "prlimit --pid $(for p in /proc/[0-9]*; do grep -l rllm-init $p/cmdline 2>/dev/null; done | head -1 | cut -d/ -f3) --nofile=64:64",
       ]);
-      await assert.rejects(s.reset(), /changed the init's limits/);
+      await assert.rejects(s.reset(), /changed the init's limits, priority or scheduling/);
+    }));
+
+  it("reset() refuses to hand on a sandbox with orphans the init cannot reap, or its state changed", async () => {
+    await withBox(async (s) => {
+      // A double-forked child that exits: an orphan of pid 1, a zombie ever after.
+      await s.exec([
+        "python3",
+        "-c",
+        "import os\nif os.fork() == 0:\n    if os.fork() == 0: os._exit(0)\n    os._exit(0)\nos.wait()",
+      ]);
+      assert.ok(s.reset);
+      await assert.rejects(s.reset(), /orphaned processes would stay as zombies/);
+    });
+    for (const change of [
+      "taskset -p 1 1",
+      "chrt -i -p 0 1",
+      "ionice -c 3 -p 1",
+      "renice -n 5 -p 1",
+    ]) {
+      await withBox(async (s) => {
+        await s.exec(["sh", "-c", `${change} > /dev/null`]);
+        await assert.rejects(
+          s.reset!(),
+          /changed the init's limits, priority or scheduling/,
+          change,
+        );
+      });
+    }
+  });
+
+  it("reset() restores the mounts' modes and drops their extended attributes", () =>
+    withBox(async (s) => {
+      await s.exec([
+        "sh",
+        "-c",
+        "python3 -c \"import os\nos.setxattr('/work', 'user.note', b'user 1 was here')\"; chmod 555 /work /tmp /dev/shm",
+      ]);
+      await s.reset!();
+      const r = await s.exec([
+        "sh",
+        "-c",
+        "touch /work/a /tmp/a /dev/shm/a && python3 -c \"import os\nprint(os.listxattr('/work'))\"",
+      ]);
+      assert.equal(r.stdout, "[]\n", r.stderr);
     }));
 
   it("exit codes: 128 + n reads as signal n; a success is never blamed on a limit", () =>
@@ -383,11 +427,7 @@ describe("the pool", () => {
     const pool = new SandboxPool(backend, { size: 2 });
     try {
       const a = await pool.acquire();
-      await a.exec([
-        "sh",
-        "-c",
-        "echo dirty > f; echo t > /tmp/t; setsid sleep 5151515 > /dev/null 2>&1 &",
-      ]);
+      await a.exec(["sh", "-c", "echo dirty > f; echo t > /tmp/t; chmod 000 /tmp"]);
       await pool.release(a);
       const b = await pool.acquire();
       const c = await pool.acquire();
@@ -423,13 +463,13 @@ describe("the pool", () => {
     }
   });
 
-  it("reset(): processes, files (whatever their modes), IPC objects gone; the snapshot back", () =>
+  it("reset(): files (whatever their modes), IPC objects and queues gone; the snapshot back", () =>
     withBox(
       async (s) => {
         await s.exec([
           "sh",
           "-c",
-          "rm seed.txt; mkdir -p locked/in && touch locked/in/x && chmod 000 locked/in locked; touch /dev/shm/m .hidden; ipcmk -M 4096 > /dev/null; ipcmk -Q > /dev/null; sleep 600 &",
+          "rm seed.txt; mkdir -p locked/in && touch locked/in/x && chmod 000 locked/in locked; touch /dev/shm/m .hidden; ipcmk -M 4096 > /dev/null; ipcmk -Q > /dev/null",
         ]);
         assert.match((await s.exec(["ipcs"])).stdout, /0x[0-9a-f]+ +\d+ +sandbox/);
         assert.ok(s.reset);

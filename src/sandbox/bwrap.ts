@@ -8,16 +8,19 @@
  *   cgroup; no capabilities (`--cap-drop ALL`), a session of its own (no TIOCSTI into ours);
  * - files: /usr and the system dirs read-only (the host's tools), a few /etc files (the loader's
  *   cache, alternatives, certificates; passwd/group/hosts of its own), a fresh /proc of its pid
- *   namespace, a minimal /dev, and tmpfs mounts of `diskMb` at /work (the work dir), /tmp and
- *   /dev/shm — memory-backed, private, gone at close. Nothing of $HOME, the environment or other
+ *   namespace, a minimal read-only /dev, and tmpfs mounts sharing `diskMb` at /work (the work
+ *   dir, 3/4), /tmp and /dev/shm (1/8 each), and a message-queue fs at /dev/mqueue — memory-backed,
+ *   private, gone at close. Nothing of $HOME, the environment or other
  *   users' files is mounted;
  * - a user: when rllm runs as root, bwrap runs as nobody (65534), so that no file owned by root on
  *   the host is the sandbox's own; otherwise as the calling user, inside a user namespace;
- * - limits: per process, through `prlimit` — RLIMIT_CPU (cpuSeconds), RLIMIT_DATA (memoryMb),
+ * - limits: per process, through `prlimit` — RLIMIT_CPU (cpuSeconds), RLIMIT_DATA (memoryMb;
+ *   it does not count memfd or System V shared memory, so without a cgroup memory is bounded per
+ *   process and per allocation kind, not for the sandbox as a whole),
  *   RLIMIT_FSIZE (fileMb), RLIMIT_NOFILE (openFiles), no core files; per sandbox, with a cgroup
  *   (`cgroup.ts`) where one can be made: memory.max = memoryMb (+ INIT_MEMORY_MB for the init) and
- *   pids.max = pids (+ INIT_TASKS). Without a cgroup, RLIMIT_NPROC stands in for pids (counted per
- *   user by the kernel: set to the user's processes at create plus `pids`);
+ *   pids.max = pids (+ INIT_TASKS). Without a cgroup, RLIMIT_NPROC = pids + INIT_TASKS stands in
+ *   (Linux ≥ 5.14 counts it per user namespace, so per sandbox);
  * - close(): SIGKILL to the init from outside; the kernel then kills every process of the pid
  *   namespace (setsid and double-forked daemons included), and the tmpfs mounts go with it.
  */
@@ -252,8 +255,9 @@ export class BwrapBackend implements SandboxBackend {
     args.push("--info-fd", "3", "--block-fd", "4");
     args.push("--ro-bind", join(this.supportDir, "init.js"), INIT_PATH);
     args.push("--ro-bind", join(this.supportDir, "node"), INIT_NODE);
-    // The root (bwrap's own tmpfs) read-only, last: writes go to /work, /tmp and /dev/shm only.
-    args.push("--remount-ro", "/");
+    // The root (bwrap's own tmpfs) and /dev read-only, last: writes go to /work, /tmp, /dev/shm
+    // and /dev/mqueue only (bwrap's remount is not recursive).
+    args.push("--remount-ro", "/dev", "--remount-ro", "/");
     args.push("--", INIT_NODE, INIT_PATH);
     return args;
   }

@@ -130,10 +130,6 @@ export class CgroupParent {
     }
   }
 
-  get version(): 1 | 2 {
-    return this.dirs.version;
-  }
-
   create(name: string, limits: { memoryBytes: number; pids: number }): SandboxCgroup {
     const dirs: Dirs = {
       version: this.dirs.version,
@@ -149,6 +145,10 @@ export class CgroupParent {
       }
     } else {
       writeFileSync(join(dirs.memory, "memory.limit_in_bytes"), String(limits.memoryBytes));
+      // Memory + swap to the same bound, where swap is accounted at all.
+      if (existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"))) {
+        writeFileSync(join(dirs.memory, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
+      }
     }
     writeFileSync(join(dirs.pids, "pids.max"), String(limits.pids));
     return new SandboxCgroup(dirs);

@@ -29,8 +29,9 @@
  * - Output is bytes decoded as UTF-8 (invalid sequences replaced); `stdoutTruncated` says whether
  *   more was produced than kept.
  * - Paths given to upload/download are relative to the work dir, with no `..` component and no
- *   leading `/`; anything else is an error naming the path. A path the sandboxed code made into a
- *   symlink is resolved inside the sandbox, never on the host.
+ *   leading `/`; anything else is an error naming the path. Transfers move regular files of the
+ *   work dir only: a path the sandboxed code made into a symlink out of it, a FIFO or a device is
+ *   an error, never followed (and never on the host).
  * - Calls on a closed sandbox throw SandboxClosedError; close() twice is a no-op.
  */
 
@@ -145,7 +146,9 @@ export interface Sandbox {
   snapshot(): Promise<SandboxSnapshot>;
   /**
    * Back to the state create() gave: every process killed, the writable dirs emptied, the spec's
-   * snapshot restored; so a pool hands it to the next user without making a new one. Optional:
+   * snapshot restored; so a pool hands it to the next user without making a new one. It throws
+   * when it cannot vouch for that (e.g. a command left something behind that the backend cannot
+   * undo); the sandbox is then still open, and the pool closes it and makes a new one. Optional:
    * a pool closes and recreates sandboxes of backends without it.
    */
   reset?(): Promise<void>;
