@@ -12,14 +12,17 @@
  *   pool ×C     C workers at once, each taking a warm sandbox from a SandboxPool per execution
  *               (release closes it and refills in the background): the grader's path
  *   bare ×C     C bare subprocesses at once: the throughput to compare pool ×C with
+ *   grader ×C   the code grader itself (its runner, nonce-checked result file) over the pool
  * Target (issue 17): exec adds ≤ 20 ms per execution, and pool ×C keeps the cores busy (its rate
  * near bare ×C's).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { loadBenchmark } from "../src/benchmarks/index.js";
+import { codeGrader } from "../src/rewards/code.js";
 import { BwrapBackend } from "../src/sandbox/bwrap.js";
 import { BwrapSandboxConfigSchema } from "../src/sandbox/config.js";
 import { SandboxPool } from "../src/sandbox/pool.js";
@@ -129,6 +132,19 @@ async function main(): Promise<void> {
         await check(await s.exec(["python3", "solution.py"]));
       }),
     ),
+  );
+  const tasks = await loadBenchmark("humaneval", { dataDir: dirname(dirname(DATA)) });
+  const task = tasks[TASK]!;
+  const grade = codeGrader(pool);
+  const answer = `\`\`\`python\n${String(task.data.question)}${String(task.data.solution)}\n\`\`\``;
+  results.push(
+    await timed(`grader ×${CONCURRENCY}`, RUNS * 2, CONCURRENCY, async () => {
+      const out = await grade(task, answer);
+      if (out.reward !== 1)
+        throw new Error(
+          `the canonical solution scored ${out.reward}: ${JSON.stringify(out.metadata)}`,
+        );
+    }),
   );
   await pool.close();
   await backend.close();

@@ -232,7 +232,7 @@ const ops = {
         // Extended attributes of the mounts' roots (node has no call for them; python3 has).
         const xattrs = require("node:child_process").spawnSync(
           "python3",
-          ["-c", "import os, sys\nfor d in sys.argv[1:]:\n    for a in os.listxattr(d): os.removexattr(d, a)", ...Object.keys(WRITABLE)],
+          ["-S", "-I", "-c", "import os, sys\nfor d in sys.argv[1:]:\n    for a in os.listxattr(d): os.removexattr(d, a)", ...Object.keys(WRITABLE)],
           { stdio: "ignore" },
         );
         if (xattrs.status !== 0) throw new Error("the work dir's extended attributes could not be cleared (python3 " + (xattrs.error ? "missing" : "failed") + "): this sandbox cannot be reused");

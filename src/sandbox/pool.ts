@@ -85,18 +85,24 @@ export class SandboxPool {
     return sandbox;
   }
 
-  /** Reset the sandbox and keep it warm, or close it and make a warm one in its place. */
+  /**
+   * Keep the sandbox warm, reset in the background (the caller does not wait for it; a reset that
+   * fails closes it and makes a new one in its place), or close it and make a warm one.
+   */
   async release(sandbox: Sandbox): Promise<void> {
     if (!this.inUse.delete(sandbox)) return;
-    if (sandbox.reset && this.pooled.has(sandbox) && this.warm.length < this.size) {
-      const reset = await sandbox.reset().then(
-        () => true,
-        () => false,
+    const reset = sandbox.reset?.bind(sandbox);
+    if (reset && this.pooled.has(sandbox) && this.warm.length < this.size && !this.waiting.length) {
+      const ready = reset().then(
+        () => sandbox,
+        async () => {
+          await sandbox.close().catch(() => {});
+          return this.make(this.spec);
+        },
       );
-      if (reset && !this.closed && this.waiting.length === 0) {
-        this.warm.push(Promise.resolve(sandbox));
-        return;
-      }
+      ready.catch(() => {}); // surfaced to the acquire() that takes it
+      this.warm.push(ready);
+      return;
     }
     try {
       await sandbox.close();
@@ -136,13 +142,17 @@ export class SandboxPool {
       this.waiting.length === 0
     ) {
       this.alive++;
-      const made = this.backend.create(this.spec);
-      made.then(
-        (s) => this.pooled.add(s),
-        () => {}, // surfaced to the acquire() that takes it
-      );
+      const made = this.make(this.spec);
+      made.catch(() => {}); // surfaced to the acquire() that takes it
       this.warm.push(made);
     }
+  }
+
+  /** A new sandbox with the pool's spec, reusable after a reset. */
+  private async make(spec: SandboxSpec): Promise<Sandbox> {
+    const sandbox = await this.backend.create(spec);
+    this.pooled.add(sandbox);
+    return sandbox;
   }
 
   private async slot(): Promise<void> {
