@@ -1,7 +1,13 @@
 import type { Episode } from "../types/index.js";
 
-/** The text of the final assistant message: what graders score. */
-export function finalResponse(episode: Pick<Episode, "trajectories">): string {
+/**
+ * What graders score: the answer an agent submitted (`info.answer`, a string: the tool agent's
+ * `submit`), else the text of the final assistant message.
+ */
+export function finalResponse(
+  episode: Pick<Episode, "trajectories"> & { info?: Record<string, unknown> | undefined },
+): string {
+  if (typeof episode.info?.answer === "string") return episode.info.answer;
   for (let i = episode.trajectories.length - 1; i >= 0; i--) {
     const steps = episode.trajectories[i]!.steps;
     for (let j = steps.length - 1; j >= 0; j--) {

@@ -1,0 +1,195 @@
+/**
+ * The tool agent end to end on the real path: the engine runs it against an in-process gateway in
+ * front of a scripted model (the fake vLLM upstream, answering with hermes tool calls that the
+ * gateway hands back as OpenAI tool_calls), its tools run in real bwrap sandboxes from the shared
+ * pool, and an evaluator scores what reached the grader. Each ending is asserted: submit, a text
+ * answer, max turns, the token budget, the wall-time limit and errors; and every sandbox acquired
+ * is released.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { InProcessGateway, runRollouts } from "../engine/index.js";
+import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
+import { evaluator, finalResponse } from "../sdk/index.js";
+import {
+  type FakeCompletion,
+  type FakeRequestInfo,
+  type FakeUpstream,
+  startFakeUpstream,
+} from "../testing/fake-upstream.js";
+import type { ChatMessage, Episode, Task } from "../types/index.js";
+import { type ToolAgentOptions, toolAgent } from "./tool-agent.js";
+
+type Script = (turn: number, toolAnswers: string[]) => FakeCompletion | string;
+
+/** The model's behaviour per task instruction; `turn` counts its earlier answers. */
+const scripts: Record<string, Script> = {
+  "write, run, submit": (turn, answers) => {
+    if (turn === 0)
+      return {
+        text: "",
+        toolCalls: [
+          { name: "write_file", arguments: { path: "notes/a.txt", content: "hello sandbox\n" } },
+        ],
+      };
+    if (turn === 1)
+      return {
+        text: "",
+        toolCalls: [
+          { name: "bash", arguments: { command: "cat notes/a.txt; echo $(( $(cat n.txt) + 1 ))" } },
+          { name: "nope", arguments: {} },
+          { name: "read_file", arguments: { file: "notes/a.txt" } },
+          { name: "read_file", arguments: { path: "missing.txt" } },
+        ],
+      };
+    // the answer: the last line of the command's stdout
+    const stdout = answers.at(-4)!.split("--- stdout ---\n")[1]!.split("\n--- stderr")[0]!;
+    return {
+      text: "",
+      toolCalls: [{ name: "submit", arguments: { answer: stdout.trim().split("\n").at(-1)! } }],
+    };
+  },
+  forever: () => ({ text: "", toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }),
+  sleep: () => ({ text: "", toolCalls: [{ name: "bash", arguments: { command: "sleep 20" } }] }),
+  "just talk": () => "The answer is 7.",
+};
+
+function respond(req: FakeRequestInfo): FakeCompletion | string {
+  const messages = req.messages ?? [];
+  const user = String(messages.find((m) => m.role === "user")?.content ?? "");
+  const script = scripts[user];
+  if (!script) return `no script for ${JSON.stringify(user)}`;
+  const turn = messages.filter((m) => m.role === "assistant").length;
+  const answers = messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+  return script(turn, answers);
+}
+
+const task = (id: string, instruction: string, extra: Record<string, unknown> = {}): Task => ({
+  id,
+  data: { instruction, ...extra },
+});
+
+/** The agent's counters of an episode. */
+const counters = (ep: Episode) => ep.info!.toolAgent as Record<string, unknown>;
+
+const exact = evaluator<Episode>((t, ep) => finalResponse(ep) === t.data.answer);
+
+/** The shared pool, counting what is acquired and released. */
+function counting(): SandboxSource & { acquired: number; released: number } {
+  const source = {
+    acquired: 0,
+    released: 0,
+    async acquire() {
+      const s = await sharedSandboxes.acquire();
+      source.acquired++;
+      return s;
+    },
+    async release(s: Parameters<SandboxSource["release"]>[0]) {
+      source.released++;
+      await sharedSandboxes.release(s);
+    },
+  };
+  return source;
+}
+
+describe("the tool agent", () => {
+  let up: FakeUpstream;
+  let gw: InProcessGateway;
+  before(async () => {
+    up = await startFakeUpstream({ kind: "vllm", respond });
+    gw = await InProcessGateway.start({
+      upstreams: [{ url: up.url, kind: "vllm" }],
+      healthCheckIntervalMs: 0,
+      connectRetries: 0,
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await up.close();
+    await closeSharedSandboxes();
+  });
+
+  async function run(tasks: Task[], options: ToolAgentOptions) {
+    const sandboxes = counting();
+    const r = await runRollouts(tasks, {
+      gateway: gw,
+      rollout: toolAgent({ ...options, sandboxes }),
+      evaluator: exact,
+      model: "m",
+      infraRetries: 0,
+    });
+    assert.equal(sandboxes.released, sandboxes.acquired, "every sandbox acquired is released");
+    return { episodes: r.episodes, sandboxes };
+  }
+
+  test("write a file, run a command that reads it, submit: the answer reaches the grader", async () => {
+    const { episodes, sandboxes } = await run(
+      [task("t1", "write, run, submit", { files: { "n.txt": "41" }, answer: "42" })],
+      {},
+    );
+    const ep = episodes[0]!;
+    assert.equal(sandboxes.acquired, 1);
+    assert.equal(ep.error ?? null, null);
+    assert.equal(ep.terminationReason, "env_done");
+    assert.equal(ep.info?.answer, "42", "the command saw the task's file n.txt");
+    assert.equal(ep.reward, 1);
+    assert.equal(counters(ep).endedBy, "submit");
+    assert.equal(counters(ep).turns, 3);
+    assert.equal(counters(ep).toolCalls, 6);
+    assert.equal(counters(ep).invalidToolCalls, 2, "an unknown tool and a schema mismatch");
+    assert.equal(counters(ep).failedToolCalls, 1, "a missing file");
+    assert.ok((counters(ep).sandboxSeconds as number) > 0);
+    assert.ok((counters(ep).completionTokens as number) > 0);
+
+    // one step per LLM call, joined to its trace; tool answers in the later prompts
+    const steps = ep.trajectories[0]!.steps;
+    assert.equal(steps.length, 3);
+    assert.equal(new Set(steps.map((s) => s.traceId)).size, 3);
+    assert.ok(
+      steps.every((s) => s.traceId && s.promptIds.length > 0 && s.completionIds.length > 0),
+    );
+    assert.deepEqual(
+      steps.map((s) => s.response?.toolCalls?.map((c) => c.function.name)),
+      [["write_file"], ["bash", "nope", "read_file", "read_file"], ["submit"]],
+    );
+    const tools = (m: ChatMessage[]) => m.filter((x) => x.role === "tool").map((x) => x.content);
+    assert.deepEqual(tools(steps[0]!.messages), []);
+    assert.deepEqual(tools(steps[1]!.messages), ["wrote 14 bytes to notes/a.txt"]);
+    const last = tools(steps[2]!.messages) as string[];
+    assert.equal(last.length, 5);
+    assert.match(last[1]!, /^exit code: 0\n--- stdout ---\nhello sandbox\n42\n\n--- stderr ---\n$/);
+    assert.match(
+      last[2]!,
+      /^error: unknown tool "nope"; the tools are bash, read_file, write_file, submit/,
+    );
+    assert.match(last[3]!, /^error: the arguments of read_file do not match its schema/);
+    assert.match(last[4]!, /^error: .*missing\.txt/);
+    // the tools were offered with their JSON schemas
+    const sent = up.requests.at(-1)!.body as {
+      tools: { function: { name: string; parameters: unknown } }[];
+    };
+    assert.deepEqual(
+      sent.tools.map((t) => t.function.name),
+      ["bash", "read_file", "write_file", "submit"],
+    );
+    assert.deepEqual(sent.tools[0]!.function.parameters, {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, description: "The command line to run." },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    });
+  });
+
+  test("max turns: the episode stops after maxTurns calls and says so", async () => {
+    const { episodes } = await run([task("t2", "forever", { answer: "x" })], { maxTurns: 3 });
+    const ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "max_turns_exceeded");
+    assert.equal(ep.trajectories[0]!.steps.length, 3);
+    assert.equal(counters(ep).endedBy, "max_turns");
+    assert.equal(counters(ep).toolCalls, 3);
+    assert.equal(ep.info?.answer, undefined);
+    assert.equal(ep.reward, 0);
+  });
+});

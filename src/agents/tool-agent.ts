@@ -1,0 +1,303 @@
+/**
+ * The built-in tool-calling agent: a ReAct loop over Chat Completions tool calls, whose tools
+ * (tools.ts: bash, read_file, write_file, submit) run in a sandbox of its own per episode.
+ *
+ *   const agent = toolAgent({ maxTurns: 20 })       // a Rollout, like chatAgent()
+ *
+ * One episode: acquire a sandbox from `sandboxes` (default the process's shared pool) → write the
+ * task's files into its work dir → loop { one LLM call with the tools → run its tool calls in
+ * order, each answered by a tool message } → release the sandbox (always: also on an error, a
+ * throw or an abort).
+ *
+ * The task: `task.data.instruction` (or `question`) is the user message; `task.data.files`, an
+ * optional object of relative path → text, is the work dir the episode starts with. The files are
+ * uploaded into a warm sandbox rather than given as a snapshot spec: the pool makes a sandbox for
+ * a spec of its own on demand (the warm ones go unused) and without the pool's spec (its network
+ * setting); the agent starts from the same files either way.
+ *
+ * How it ends, as terminationReason (and `info.toolAgent.endedBy`):
+ *   env_done                      `submit` was called (its answer is `info.answer`, which
+ *                                 finalResponse() hands the grader), or the model answered
+ *                                 without a tool call (that text is the answer, as in the
+ *                                 OpenAI Agents SDK and the AI SDK's loops)
+ *   max_turns_exceeded            `maxTurns` LLM calls and no submit
+ *   max_response_length_exceeded  the completion tokens of all calls reached `maxCompletionTokens`
+ *   timeout                       `maxSeconds` of wall time passed (a running call or command is
+ *                                 aborted)
+ *   error                         the model call was refused (4xx), the task is malformed, or
+ *                                 the sandbox could not be had or ended; `info.error` says what
+ * A 5xx or a lost connection is thrown instead (AgentHttpError / the fetch error): the engine
+ * counts it as an infrastructure failure and retries, never as the model's error. An abort of the
+ * engine's signal (its own timeout, a hard cancel) is thrown too; the engine records it.
+ *
+ * Steps: each LLM call is one Step carrying only the trace id the gateway returned
+ * (`x-rllm-trace-id`) and `info` (the tools it called); the engine fills the messages, token ids
+ * and logprobs from the trace (engine/episode.ts joins by id). Counters go to `info.toolAgent`:
+ * turns, toolCalls, invalidToolCalls, failedToolCalls, completionTokens, sandboxSeconds.
+ */
+import { request } from "undici";
+import { z } from "zod";
+import type { SandboxSource } from "../sandbox/shared.js";
+import { sharedSandboxes } from "../sandbox/shared.js";
+import type { Sandbox } from "../sandbox/types.js";
+import { AgentHttpError, type Rollout, type RolloutConfig, rollout } from "../sdk/index.js";
+import type { ChatMessage, StepInput, Task, TerminationReason, ToolCall } from "../types/index.js";
+import { runToolCall, type ToolContext, toolSpecs } from "./tools.js";
+
+export const ToolAgentOptionsSchema = z.strictObject({
+  name: z.string().min(1).default("tool-agent"),
+  systemPrompt: z
+    .string()
+    .default(
+      "You solve the task with the tools: bash, read_file and write_file act in the task's working directory. When you are done, call submit with your final answer.",
+    ),
+  /** LLM calls per episode. */
+  maxTurns: z.number().int().positive().default(20),
+  /** Completion tokens of all calls together (the responses' usage). */
+  maxCompletionTokens: z.number().int().positive().optional(),
+  /** Wall time of an episode, seconds. */
+  maxSeconds: z.number().positive().default(600),
+  /** Wall time of one bash command, seconds. */
+  commandTimeoutS: z.number().positive().default(30),
+  /** Characters of a command's stdout/stderr or of a file shown to the model. */
+  maxOutputChars: z.number().int().positive().default(10_000),
+  shell: z.enum(["bash", "sh"]).default("bash"),
+});
+export type ToolAgentSettings = z.infer<typeof ToolAgentOptionsSchema>;
+export type ToolAgentOptions = z.input<typeof ToolAgentOptionsSchema> & {
+  /** Where the episode's sandbox comes from (default: the process's shared pool). */
+  sandboxes?: SandboxSource;
+};
+
+/** What the agent reads of a task. */
+const TaskDataSchema = z.looseObject({
+  instruction: z.string().optional(),
+  question: z.string().optional(),
+  files: z.record(z.string(), z.string()).optional(),
+});
+
+interface Counters {
+  turns: number;
+  toolCalls: number;
+  invalidToolCalls: number;
+  failedToolCalls: number;
+  completionTokens: number;
+  sandboxSeconds: number;
+}
+
+interface Ending {
+  reason: TerminationReason;
+  endedBy: "submit" | "text" | "max_turns" | "max_tokens" | "max_seconds" | "error";
+  answer?: string;
+  error?: string;
+}
+
+export function toolAgent(options: ToolAgentOptions = {}): Rollout {
+  const { sandboxes = sharedSandboxes, ...rest } = options;
+  const parsed = ToolAgentOptionsSchema.safeParse(rest);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new TypeError(`toolAgent option ${i.path.join(".") || "(options)"}: ${i.message}`);
+  }
+  const settings = parsed.data;
+  return rollout((task, config) => episode(task, config, settings, sandboxes), {
+    name: settings.name,
+  });
+}
+
+async function episode(
+  task: Task,
+  config: RolloutConfig,
+  s: ToolAgentSettings,
+  sandboxes: SandboxSource,
+) {
+  const started = performance.now();
+  const counters: Counters = {
+    turns: 0,
+    toolCalls: 0,
+    invalidToolCalls: 0,
+    failedToolCalls: 0,
+    completionTokens: 0,
+    sandboxSeconds: 0,
+  };
+  const steps: StepInput[] = [];
+  // The episode's own deadline: aborts a running call or command when maxSeconds is up.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error(`the episode ran past ${s.maxSeconds} s`)),
+    s.maxSeconds * 1000,
+  );
+  const signal = AbortSignal.any([config.signal, deadline.signal]);
+  let sandbox: Sandbox | undefined;
+  let ending: Ending;
+  try {
+    const data = TaskDataSchema.safeParse(task.data);
+    const instruction = data.success ? (data.data.instruction ?? data.data.question) : undefined;
+    if (!data.success || instruction === undefined) {
+      const why = data.success
+        ? "neither data.instruction nor data.question is set"
+        : data.error.issues.map((i) => `data.${i.path.join(".")}: ${i.message}`).join("; ");
+      ending = { reason: "error", endedBy: "error", error: `task ${task.id}: ${why}` };
+    } else {
+      sandbox = await sandboxes.acquire();
+      const files = Object.entries(data.data.files ?? {}).map(([path, content]) => ({
+        path,
+        content,
+      }));
+      if (files.length) await timed(counters, () => sandbox!.upload(files));
+      const ctx: ToolContext = {
+        sandbox,
+        signal,
+        commandTimeoutS: s.commandTimeoutS,
+        maxOutputChars: s.maxOutputChars,
+        shell: s.shell,
+      };
+      ending = await loop(instruction, config, s, ctx, counters, steps, signal);
+    }
+  } catch (err) {
+    if (config.signal.aborted) throw err; // the engine's timeout or cancel: it records it
+    if (deadline.signal.aborted) ending = { reason: "timeout", endedBy: "max_seconds" };
+    else if (err instanceof AgentHttpError && err.status < 500)
+      ending = { reason: "error", endedBy: "error", error: err.message };
+    else if (err instanceof AgentHttpError || isConnectionError(err)) throw err;
+    else
+      ending = { reason: "error", endedBy: "error", error: (err as Error).message ?? String(err) };
+  } finally {
+    clearTimeout(timer);
+    if (sandbox) await sandboxes.release(sandbox);
+  }
+  return {
+    trajectories: [{ name: s.name, steps }],
+    terminationReason: ending.reason,
+    info: {
+      ...(ending.answer !== undefined ? { answer: ending.answer } : {}),
+      ...(ending.error !== undefined ? { error: ending.error } : {}),
+      toolAgent: {
+        endedBy: ending.endedBy,
+        ...counters,
+        wallSeconds: (performance.now() - started) / 1000,
+      },
+    },
+  };
+}
+
+async function loop(
+  instruction: string,
+  config: RolloutConfig,
+  s: ToolAgentSettings,
+  ctx: ToolContext,
+  counters: Counters,
+  steps: StepInput[],
+  signal: AbortSignal,
+): Promise<Ending> {
+  const messages: ChatMessage[] = [
+    { role: "system", content: s.systemPrompt },
+    { role: "user", content: instruction },
+  ];
+  const tools = toolSpecs();
+  for (;;) {
+    if (counters.turns >= s.maxTurns) return { reason: "max_turns_exceeded", endedBy: "max_turns" };
+    if (s.maxCompletionTokens !== undefined && counters.completionTokens >= s.maxCompletionTokens)
+      return { reason: "max_response_length_exceeded", endedBy: "max_tokens" };
+    const reply = await chat(config, { model: config.model, messages, tools }, signal);
+    counters.turns++;
+    counters.completionTokens += reply.completionTokens;
+    const calls = reply.message.tool_calls ?? [];
+    steps.push(
+      reply.traceId
+        ? { traceId: reply.traceId, info: { tools: calls.map((c) => c.function.name) } }
+        : fromReply(messages, reply.message, calls),
+    );
+    messages.push(reply.message);
+    if (calls.length === 0) {
+      return { reason: "env_done", endedBy: "text", answer: contentText(reply.message.content) };
+    }
+    for (const call of calls) {
+      counters.toolCalls++;
+      const out = await timed(counters, () => runToolCall(call, ctx));
+      if (out.kind === "submit")
+        return { reason: "env_done", endedBy: "submit", answer: out.answer };
+      if (out.kind === "invalid") counters.invalidToolCalls++;
+      if (out.kind === "failed") counters.failedToolCalls++;
+      messages.push({ role: "tool", tool_call_id: call.id, content: out.content });
+    }
+  }
+}
+
+interface Reply {
+  message: ChatMessage & { role: "assistant"; tool_calls?: ToolCall[] };
+  completionTokens: number;
+  traceId: string | undefined;
+}
+
+/** One Chat Completions call to the session; a refusal is an AgentHttpError with its status. */
+async function chat(
+  config: RolloutConfig,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Reply> {
+  const res = await request(`${config.baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` },
+    body: JSON.stringify(body),
+    signal,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 400) {
+    throw new AgentHttpError(
+      res.statusCode,
+      `chat call failed with ${res.statusCode}: ${text.slice(0, 300)}`,
+    );
+  }
+  const json = JSON.parse(text) as {
+    choices?: { message?: Reply["message"] }[];
+    usage?: { completion_tokens?: number };
+  };
+  const message = json.choices?.[0]?.message;
+  if (!message) throw new AgentHttpError(res.statusCode, `chat reply has no choices[0].message`);
+  const header = res.headers["x-rllm-trace-id"];
+  return {
+    message: {
+      role: "assistant",
+      content: message.content ?? null,
+      ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+    },
+    completionTokens: json.usage?.completion_tokens ?? 0,
+    traceId: typeof header === "string" ? header : undefined,
+  };
+}
+
+/** A step from the reply itself, for a server that returns no trace id (not a gateway). */
+function fromReply(
+  messages: ChatMessage[],
+  message: Reply["message"],
+  calls: ToolCall[],
+): StepInput {
+  return {
+    messages: [...messages],
+    response: {
+      content: contentText(message.content),
+      ...(calls.length ? { toolCalls: calls } : {}),
+    },
+  };
+}
+
+function contentText(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  if (!content) return "";
+  return content.map((p) => (p.type === "text" ? String(p.text) : "")).join("");
+}
+
+async function timed<T>(counters: Counters, fn: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await fn();
+  } finally {
+    counters.sandboxSeconds += (performance.now() - t) / 1000;
+  }
+}
+
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_)/.test(code);
+}
