@@ -8,8 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { InProcessGateway, runRollouts } from "../engine/index.js";
 import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
+import { SandboxError } from "../sandbox/types.js";
 import { evaluator, finalResponse } from "../sdk/index.js";
 import {
   type FakeCompletion,
@@ -19,6 +21,7 @@ import {
 } from "../testing/fake-upstream.js";
 import type { ChatMessage, Episode, Task } from "../types/index.js";
 import { type ToolAgentOptions, toolAgent } from "./tool-agent.js";
+import { clip, runToolCall, type ToolContext } from "./tools.js";
 
 type Script = (turn: number, toolAnswers: string[]) => FakeCompletion | string;
 
@@ -192,4 +195,154 @@ describe("the tool agent", () => {
     assert.equal(ep.info?.answer, undefined);
     assert.equal(ep.reward, 0);
   });
+
+  test("a text answer without a tool call ends the episode with that text as the answer", async () => {
+    const { episodes } = await run([task("t3", "just talk", { answer: "The answer is 7." })], {});
+    const ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "env_done");
+    assert.equal(counters(ep).endedBy, "text");
+    assert.equal(ep.info?.answer, "The answer is 7.");
+    assert.equal(ep.reward, 1);
+  });
+
+  test("the completion-token budget ends the episode", async () => {
+    const { episodes } = await run([task("t4", "forever")], { maxCompletionTokens: 5 });
+    const ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "max_response_length_exceeded");
+    assert.equal(counters(ep).endedBy, "max_tokens");
+    assert.equal(ep.trajectories[0]!.steps.length, 1, "the first call already spent more than 5");
+    assert.ok((counters(ep).completionTokens as number) >= 5);
+  });
+
+  test("wall time: a running command is stopped and the episode ends as timeout", async () => {
+    const t0 = Date.now();
+    const { episodes } = await run([task("t5", "sleep")], { maxSeconds: 1, commandTimeoutS: 30 });
+    const ep = episodes[0]!;
+    assert.ok(Date.now() - t0 < 10_000, "the sleep 20 did not run to its end");
+    assert.equal(ep.terminationReason, "timeout");
+    assert.equal(counters(ep).endedBy, "max_seconds");
+    assert.equal(counters(ep).toolCalls, 1);
+    assert.ok((counters(ep).sandboxSeconds as number) < 5);
+  });
+
+  test("the engine's own timeout aborts the agent, and its sandbox is still released", async () => {
+    const sandboxes = counting();
+    const r = await runRollouts([task("t6", "sleep")], {
+      gateway: gw,
+      rollout: toolAgent({ sandboxes }),
+      model: "m",
+      timeoutMs: 1000,
+      infraRetries: 0,
+    });
+    assert.equal(r.episodes[0]!.terminationReason, "timeout");
+    for (let i = 0; i < 100 && sandboxes.released < 1; i++) await sleep(50);
+    assert.deepEqual([sandboxes.acquired, sandboxes.released], [1, 1]);
+  });
+
+  test("errors: a refused model call, a sandbox that cannot be had, a task without instruction", async () => {
+    up.faults.push({ kind: "status", status: 400, body: { error: { message: "bad request" } } });
+    let { episodes, sandboxes } = await run([task("t7", "forever")], {});
+    let ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.equal(ep.infraFailed, false);
+    assert.match(String(ep.info?.error), /chat call failed with 400/);
+    assert.equal(counters(ep).endedBy, "error");
+    assert.equal(sandboxes.released, 1);
+
+    const broken: SandboxSource = {
+      acquire: () => Promise.reject(new SandboxError("no sandbox for you")),
+      release: () => Promise.reject(new Error("nothing was acquired")),
+    };
+    const r = await runRollouts([task("t8", "forever")], {
+      gateway: gw,
+      rollout: toolAgent({ sandboxes: broken }),
+      model: "m",
+      infraRetries: 0,
+    });
+    ep = r.episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.equal(ep.info?.error, "no sandbox for you");
+    assert.equal(ep.trajectories[0]!.steps.length, 0);
+
+    // a sandbox that ends under the agent: the command cannot run, the episode cannot go on
+    const closing = counting();
+    const r2 = await runRollouts([task("t8b", "forever")], {
+      gateway: gw,
+      rollout: toolAgent({
+        sandboxes: {
+          async acquire() {
+            const s = await closing.acquire();
+            await s.close();
+            return s;
+          },
+          release: (s) => closing.release(s),
+        },
+      }),
+      model: "m",
+      infraRetries: 0,
+    });
+    ep = r2.episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.match(String(ep.info?.error), /sandbox .* is closed/);
+    assert.equal(ep.trajectories[0]!.steps.length, 1);
+    assert.deepEqual([closing.acquired, closing.released], [1, 1]);
+
+    ({ episodes, sandboxes } = await run([{ id: "t9", data: { files: { a: 1 } } }], {}));
+    ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.match(String(ep.info?.error), /^task t9: data\.files\.a: /);
+    assert.equal(sandboxes.acquired, 0);
+  });
+
+  test("a 5xx of the model call is thrown: an infrastructure failure, not the model's error", async () => {
+    up.faults.push({ kind: "status", status: 503, body: { error: { message: "overloaded" } } });
+    const { episodes } = await run([task("t10", "forever")], {});
+    assert.equal(episodes[0]!.infraFailed, true);
+  });
 });
+
+describe("tool calls the agent cannot run", () => {
+  const ctx = {
+    sandbox: {} as ToolContext["sandbox"],
+    signal: new AbortController().signal,
+    commandTimeoutS: 1,
+    maxOutputChars: 100,
+    shell: "bash" as const,
+  };
+  const call = (name: string, args: string) => ({
+    id: "c1",
+    type: "function" as const,
+    function: { name, arguments: args },
+  });
+  test("malformed JSON, a non-object and a missing field are answered as errors", async () => {
+    assert.deepEqual(await runToolCall(call("bash", "{bad"), ctx), {
+      kind: "invalid",
+      content: `error: the arguments of bash are not valid JSON (${jsonError("{bad")}); send a JSON object`,
+    });
+    const list = await runToolCall(call("write_file", "[1]"), ctx);
+    assert.equal(list.kind, "invalid");
+    assert.match(
+      list.content,
+      /^error: the arguments of write_file do not match its schema: \(arguments\): /,
+    );
+    const missing = await runToolCall(call("write_file", '{"path":"a"}'), ctx);
+    assert.match(missing.content, /schema: content: /);
+  });
+  test("clip keeps the head and the tail and says how much was cut", () => {
+    assert.equal(clip("abcdefghij", 4, false), "ab\n[… 6 characters cut …]\nij");
+    assert.equal(clip("abc", 4, false), "abc");
+    assert.equal(
+      clip("abc", 4, true),
+      "abc\n[output truncated (and the sandbox kept only part of the output)]",
+    );
+  });
+});
+
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return "";
+}
