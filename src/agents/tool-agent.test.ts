@@ -55,6 +55,10 @@ const scripts: Record<string, Script> = {
   forever: () => ({ text: "", toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }),
   sleep: () => ({ text: "", toolCalls: [{ name: "bash", arguments: { command: "sleep 20" } }] }),
   "just talk": () => "The answer is 7.",
+  "long output": (turn, answers) =>
+    turn === 0
+      ? { text: "", toolCalls: [{ name: "bash", arguments: { command: "seq 1 5000; exit 3" } }] }
+      : { text: "", toolCalls: [{ name: "submit", arguments: { answer: answers[0]! } }] },
 };
 
 function respond(req: FakeRequestInfo): FakeCompletion | string {
@@ -292,6 +296,20 @@ describe("the tool agent", () => {
     assert.equal(ep.terminationReason, "error");
     assert.match(String(ep.info?.error), /^task t9: data\.files\.a: /);
     assert.equal(sandboxes.acquired, 0);
+
+    ({ episodes, sandboxes } = await run([task("t9b", "forever", { files: { "../x": "a" } })], {}));
+    ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.match(String(ep.info?.error), /^task t9b: data\.files: .*\.\./);
+    assert.deepEqual([sandboxes.acquired, sandboxes.released], [1, 1]);
+  });
+
+  test("a long output reaches the model as its head and tail, with the exit code", async () => {
+    const { episodes } = await run([task("t11", "long output")], { maxOutputChars: 200 });
+    const shown = String(episodes[0]!.info?.answer);
+    assert.match(shown, /^exit code: 3\n--- stdout ---\n1\n2\n3\n/);
+    assert.match(shown, /\n\[… 23693 characters cut …\]\n/);
+    assert.match(shown, /\n4999\n5000\n\n--- stderr ---\n$/);
   });
 
   test("a 5xx of the model call is thrown: an infrastructure failure, not the model's error", async () => {

@@ -55,7 +55,10 @@ export const ToolAgentOptionsSchema = z.strictObject({
   maxTurns: z.number().int().positive().default(20),
   /** Completion tokens of all calls together (the responses' usage). */
   maxCompletionTokens: z.number().int().positive().optional(),
-  /** Wall time of an episode, seconds. */
+  /**
+   * Wall time of an episode, seconds. Keep it under the engine's timeout (engine.timeoutSeconds):
+   * the agent's own ending keeps its steps' info and counters, the engine's abort does not.
+   */
   maxSeconds: z.number().positive().default(600),
   /** Wall time of one bash command, seconds. */
   commandTimeoutS: z.number().positive().default(30),
@@ -91,6 +94,9 @@ interface Ending {
   answer?: string;
   error?: string;
 }
+
+/** The tools as the model is shown them (schemas made once). */
+const TOOL_SPECS = toolSpecs();
 
 export function toolAgent(options: ToolAgentOptions = {}): Rollout {
   const { sandboxes = sharedSandboxes, ...rest } = options;
@@ -144,7 +150,11 @@ async function episode(
         path,
         content,
       }));
-      if (files.length) await timed(counters, () => sandbox!.upload(files));
+      if (files.length) {
+        await timed(counters, () => sandbox!.upload(files)).catch((err: Error) => {
+          throw new Error(`task ${task.id}: data.files: ${err.message}`, { cause: err });
+        });
+      }
       const ctx: ToolContext = {
         sandbox,
         signal,
@@ -161,7 +171,11 @@ async function episode(
       ending = { reason: "error", endedBy: "error", error: err.message };
     else if (err instanceof AgentHttpError || isConnectionError(err)) throw err;
     else
-      ending = { reason: "error", endedBy: "error", error: (err as Error).message ?? String(err) };
+      ending = {
+        reason: "error",
+        endedBy: "error",
+        error: err instanceof Error ? err.message : String(err),
+      };
   } finally {
     clearTimeout(timer);
     if (sandbox) await sandboxes.release(sandbox);
@@ -194,12 +208,11 @@ async function loop(
     { role: "system", content: s.systemPrompt },
     { role: "user", content: instruction },
   ];
-  const tools = toolSpecs();
   for (;;) {
     if (counters.turns >= s.maxTurns) return { reason: "max_turns_exceeded", endedBy: "max_turns" };
     if (s.maxCompletionTokens !== undefined && counters.completionTokens >= s.maxCompletionTokens)
       return { reason: "max_response_length_exceeded", endedBy: "max_tokens" };
-    const reply = await chat(config, { model: config.model, messages, tools }, signal);
+    const reply = await chat(config, { model: config.model, messages, tools: TOOL_SPECS }, signal);
     counters.turns++;
     counters.completionTokens += reply.completionTokens;
     const calls = reply.message.tool_calls ?? [];
