@@ -189,6 +189,25 @@ describe("the tool agent", () => {
     });
   });
 
+  test("concurrent episodes each work in a sandbox of their own, from their own files", async () => {
+    const tasks = [10, 20, 30, 40, 50, 60].map((n) =>
+      task(`c${n}`, "write, run, submit", { files: { "n.txt": String(n) }, answer: String(n + 1) }),
+    );
+    const sandboxes = counting();
+    const r = await runRollouts(tasks, {
+      gateway: gw,
+      rollout: toolAgent({ sandboxes }),
+      evaluator: exact,
+      model: "m",
+      concurrency: 6,
+    });
+    assert.deepEqual(
+      r.episodes.map((e) => [e.info?.answer, e.reward]),
+      tasks.map((t) => [t.data.answer, 1]),
+    );
+    assert.deepEqual([sandboxes.acquired, sandboxes.released], [6, 6]);
+  });
+
   test("max turns: the episode stops after maxTurns calls and says so", async () => {
     const { episodes } = await run([task("t2", "forever", { answer: "x" })], { maxTurns: 3 });
     const ep = episodes[0]!;
