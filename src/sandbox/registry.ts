@@ -11,7 +11,7 @@ import {
   type SandboxBackendDefinition,
 } from "./config.js";
 import { dockerSandbox } from "./docker/index.js";
-import { daytonaSandbox } from "./remote/daytona.js";
+import { daytonaSandbox } from "./remote/index.js";
 import { resolveSpec } from "./spec.js";
 import type { SandboxBackend } from "./types.js";
 

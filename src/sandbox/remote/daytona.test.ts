@@ -2,11 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { FakeDaytona } from "../../testing/fake-sandbox-services/daytona.js";
 import { type Sandbox, type SandboxBackend, SandboxClosedError, SandboxError } from "../types.js";
-import {
-  type DaytonaSandboxConfig,
-  DaytonaSandboxConfigSchema,
-  daytonaSandbox,
-} from "./daytona.js";
+import { type DaytonaSandboxConfig, DaytonaSandboxConfigSchema, daytonaSandbox } from "./index.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: loose access to recorded JSON bodies
 type J = Record<string, any>;

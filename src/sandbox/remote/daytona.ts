@@ -42,8 +42,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { z } from "zod";
-import { common, type SandboxBackendDefinition } from "../config.js";
 import {
   checkExec,
   contentBytes,
@@ -58,7 +56,6 @@ import {
   type ExecResult,
   type Sandbox,
   type SandboxBackend,
-  type SandboxCapabilities,
   SandboxClosedError,
   SandboxError,
   type SandboxFile,
@@ -66,6 +63,7 @@ import {
   type SandboxSnapshot,
   type SandboxSpec,
 } from "../types.js";
+import { DAYTONA_CAPABILITIES, type DaytonaSandboxConfig } from "./config.js";
 import { ServiceClient } from "./http.js";
 import {
   type Collected,
@@ -77,43 +75,6 @@ import {
   runScript,
   shQuote,
 } from "./shell.js";
-
-export const DaytonaSandboxConfigSchema = z.strictObject({
-  backend: z.literal("daytona"),
-  ...common,
-  /** The Daytona API. */
-  apiUrl: z.url().default("https://app.daytona.io/api"),
-  /** API key; default the DAYTONA_API_KEY environment variable. */
-  apiKey: z.string().min(1).optional(),
-  /** Sent as X-Daytona-Organization-ID (a key of several organizations). */
-  organizationId: z.string().min(1).optional(),
-  /** The image sandboxes run (a spec's image overrides it); Daytona builds it once and caches it. */
-  image: z.string().min(1).default("python:3.12-slim"),
-  /** The region sandboxes are created in; default the organization's. */
-  target: z.string().min(1).optional(),
-  /** How long a sandbox may take to start (an image's first build included), seconds. */
-  startTimeoutS: z.number().positive().default(300),
-  /** Idle minutes after which Daytona stops, and so deletes, a sandbox a crashed run left. */
-  autoStopMinutes: z.number().int().min(1).default(15),
-});
-export type DaytonaSandboxConfig = z.infer<typeof DaytonaSandboxConfigSchema>;
-
-export const DAYTONA_CAPABILITIES: SandboxCapabilities = {
-  limits: ["memoryMb", "diskMb", "cpuSeconds", "fileMb", "openFiles"],
-  network: true,
-  hostPaths: false,
-  image: true,
-  cpuSeconds: false,
-};
-
-export const daytonaSandbox: SandboxBackendDefinition<DaytonaSandboxConfig> = {
-  name: "daytona",
-  configSchema: DaytonaSandboxConfigSchema,
-  capabilities: DAYTONA_CAPABILITIES,
-  async create(config) {
-    return DaytonaBackend.start(config);
-  },
-};
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/; // the toolbox's ValidateEnvKeys
 const POLL_MS = 500;
