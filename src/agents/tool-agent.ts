@@ -1,6 +1,7 @@
 /**
  * The built-in tool-calling agent: a ReAct loop over Chat Completions tool calls, whose tools
- * (tools.ts: bash, read_file, write_file, submit) run in a sandbox of its own per episode.
+ * (tools.ts: bash, read_file, write_file, submit) run in a sandbox of its own per episode, with
+ * the tools of any MCP servers given as `mcpServers` beside them (mcp.ts: they run on the host).
  *
  *   const agent = toolAgent({ maxTurns: 20 })       // a Rollout, like chatAgent()
  *
@@ -33,7 +34,8 @@
  * Steps: each LLM call is one Step carrying only the trace id the gateway returned
  * (`x-rllm-trace-id`) and `info` (the tools it called); the engine fills the messages, token ids
  * and logprobs from the trace (engine/episode.ts joins by id). Counters go to `info.toolAgent`:
- * turns, toolCalls, invalidToolCalls, failedToolCalls, completionTokens, sandboxSeconds.
+ * turns, toolCalls, invalidToolCalls, failedToolCalls, completionTokens, sandboxSeconds (the time
+ * in tool calls, MCP ones included).
  */
 import { request } from "undici";
 import { z } from "zod";
@@ -42,7 +44,8 @@ import { sharedSandboxes } from "../sandbox/shared.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { AgentHttpError, type Rollout, type RolloutConfig, rollout } from "../sdk/index.js";
 import type { ChatMessage, StepInput, Task, TerminationReason, ToolCall } from "../types/index.js";
-import { runToolCall, type ToolContext, toolSpecs } from "./tools.js";
+import { McpServers, McpServersSchema } from "./mcp.js";
+import { builtinToolbox, type Toolbox, type ToolContext } from "./tools.js";
 
 export const ToolAgentOptionsSchema = z.strictObject({
   name: z.string().min(1).default("tool-agent"),
@@ -65,6 +68,8 @@ export const ToolAgentOptionsSchema = z.strictObject({
   /** Characters of a command's stdout/stderr or of a file shown to the model. */
   maxOutputChars: z.number().int().positive().default(10_000),
   shell: z.enum(["bash", "sh"]).default("bash"),
+  /** MCP servers whose tools are offered beside the built-in ones (mcp.ts says how). */
+  mcpServers: McpServersSchema.default([]),
 });
 export type ToolAgentSettings = z.infer<typeof ToolAgentOptionsSchema>;
 export type ToolAgentOptions = z.input<typeof ToolAgentOptionsSchema> & {
@@ -95,10 +100,10 @@ interface Ending {
   error?: string;
 }
 
-/** The tools as the model is shown them (schemas made once). */
-const TOOL_SPECS = toolSpecs();
+/** The agent: a Rollout, and close() for its MCP servers' connections (mcp.ts). */
+export type ToolAgent = Rollout & { close(): Promise<void> };
 
-export function toolAgent(options: ToolAgentOptions = {}): Rollout {
+export function toolAgent(options: ToolAgentOptions = {}): ToolAgent {
   const { sandboxes = sharedSandboxes, ...rest } = options;
   const parsed = ToolAgentOptionsSchema.safeParse(rest);
   if (!parsed.success) {
@@ -106,9 +111,11 @@ export function toolAgent(options: ToolAgentOptions = {}): Rollout {
     throw new TypeError(`toolAgent option ${i.path.join(".") || "(options)"}: ${i.message}`);
   }
   const settings = parsed.data;
-  return rollout((task, config) => episode(task, config, settings, sandboxes), {
+  const mcp = settings.mcpServers.length ? new McpServers(settings.mcpServers) : undefined;
+  const agent = rollout((task, config) => episode(task, config, settings, sandboxes, mcp), {
     name: settings.name,
   });
+  return Object.assign(agent, { close: async () => mcp?.close() });
 }
 
 async function episode(
@@ -116,6 +123,7 @@ async function episode(
   config: RolloutConfig,
   s: ToolAgentSettings,
   sandboxes: SandboxSource,
+  mcp: McpServers | undefined,
 ) {
   const started = performance.now();
   const counters: Counters = {
@@ -145,6 +153,7 @@ async function episode(
         : data.error.issues.map((i) => `data.${i.path.join(".")}: ${i.message}`).join("; ");
       ending = { reason: "error", endedBy: "error", error: `task ${task.id}: ${why}` };
     } else {
+      const tools = mcp ? await mcp.toolbox(signal) : builtinToolbox;
       sandbox = await sandboxes.acquire();
       const files = Object.entries(data.data.files ?? {}).map(([path, content]) => ({
         path,
@@ -162,7 +171,7 @@ async function episode(
         maxOutputChars: s.maxOutputChars,
         shell: s.shell,
       };
-      ending = await loop(instruction, config, s, ctx, counters, steps, signal);
+      ending = await loop(instruction, config, s, ctx, tools, counters, steps, signal);
     }
   } catch (err) {
     if (config.signal.aborted) throw err; // the engine's timeout or cancel: it records it
@@ -200,6 +209,7 @@ async function loop(
   config: RolloutConfig,
   s: ToolAgentSettings,
   ctx: ToolContext,
+  tools: Toolbox,
   counters: Counters,
   steps: StepInput[],
   signal: AbortSignal,
@@ -212,7 +222,7 @@ async function loop(
     if (counters.turns >= s.maxTurns) return { reason: "max_turns_exceeded", endedBy: "max_turns" };
     if (s.maxCompletionTokens !== undefined && counters.completionTokens >= s.maxCompletionTokens)
       return { reason: "max_response_length_exceeded", endedBy: "max_tokens" };
-    const reply = await chat(config, { model: config.model, messages, tools: TOOL_SPECS }, signal);
+    const reply = await chat(config, { model: config.model, messages, tools: tools.specs }, signal);
     counters.turns++;
     counters.completionTokens += reply.completionTokens;
     const calls = reply.message.tool_calls ?? [];
@@ -227,7 +237,7 @@ async function loop(
     }
     for (const call of calls) {
       counters.toolCalls++;
-      const out = await timed(counters, () => runToolCall(call, ctx));
+      const out = await timed(counters, () => tools.run(call, ctx));
       if (out.kind === "submit")
         return { reason: "env_done", endedBy: "submit", answer: out.answer };
       if (out.kind === "invalid") counters.invalidToolCalls++;

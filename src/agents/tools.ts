@@ -124,34 +124,36 @@ const submit = define({
 export const TOOLS: readonly ToolDefinition<unknown>[] = [bash, readFile, writeFile, submit];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
-/** The `tools` field of a Chat Completions request. */
-export function toolSpecs(): {
+/** One entry of the `tools` field of a Chat Completions request. */
+export interface ToolSpec {
   type: "function";
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}[] {
+  function: { name: string; description?: string; parameters: Record<string, unknown> };
+}
+
+/** The `tools` field of a Chat Completions request. */
+export function toolSpecs(): ToolSpec[] {
   return TOOLS.map((t) => {
     const { $schema: _, ...parameters } = z.toJSONSchema(t.args) as Record<string, unknown>;
     return { type: "function", function: { name: t.name, description: t.description, parameters } };
   });
 }
 
-/** Runs one tool call of the model (see the header for what is an outcome and what throws). */
-export async function runToolCall(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {
+/**
+ * Runs one tool call of the model (see the header for what is an outcome and what throws).
+ * `offered`: every tool name the model was shown (MCP tools too), for the unknown-tool answer.
+ */
+export async function runToolCall(
+  call: ToolCall,
+  ctx: ToolContext,
+  offered: readonly string[] = TOOLS.map((t) => t.name),
+): Promise<ToolOutcome> {
   const tool = byName.get(call.function.name);
   if (!tool) {
-    return invalid(
-      `unknown tool "${call.function.name}"; the tools are ${TOOLS.map((t) => t.name).join(", ")}`,
-    );
+    return invalid(`unknown tool "${call.function.name}"; the tools are ${offered.join(", ")}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(call.function.arguments || "{}");
-  } catch (err) {
-    return invalid(
-      `the arguments of ${tool.name} are not valid JSON (${(err as Error).message}); send a JSON object`,
-    );
-  }
-  const parsed = tool.args.safeParse(json);
+  const json = parseArguments(call);
+  if (!json.ok) return json.outcome;
+  const parsed = tool.args.safeParse(json.value);
   if (!parsed.success) {
     const why = parsed.error.issues
       .map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`)
@@ -161,7 +163,24 @@ export async function runToolCall(call: ToolCall, ctx: ToolContext): Promise<Too
   return tool.run(parsed.data, ctx);
 }
 
-function invalid(message: string): ToolOutcome {
+/** A call's arguments as JSON (an empty string is `{}`), or the `invalid` answer saying why not. */
+export function parseArguments(
+  call: ToolCall,
+): { ok: true; value: unknown } | { ok: false; outcome: ToolOutcome } {
+  try {
+    return { ok: true, value: JSON.parse(call.function.arguments || "{}") };
+  } catch (err) {
+    return {
+      ok: false,
+      outcome: invalid(
+        `the arguments of ${call.function.name} are not valid JSON (${(err as Error).message}); send a JSON object`,
+      ),
+    };
+  }
+}
+
+/** The answer to a call the agent cannot run. */
+export function invalid(message: string): ToolOutcome {
   return { kind: "invalid", content: `error: ${message}` };
 }
 
@@ -188,3 +207,15 @@ export function clip(text: string, max: number, truncatedBefore: boolean): strin
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters cut${more} …]\n${text.slice(text.length - half)}`;
 }
+
+/** The tools of an episode: what the model is shown, and how a call of one of them runs. */
+export interface Toolbox {
+  readonly specs: readonly ToolSpec[];
+  run(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** The built-in tools alone (schemas made once). */
+export const builtinToolbox: Toolbox = {
+  specs: toolSpecs(),
+  run: (call, ctx) => runToolCall(call, ctx),
+};
