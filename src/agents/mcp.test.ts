@@ -8,8 +8,12 @@
  * malformed arguments; name collisions and their prefix; the options' validation.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { InProcessGateway, runRollouts } from "../engine/index.js";
 import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
@@ -120,6 +124,8 @@ describe("MCP tools in the tool agent", () => {
     const eps = await run(a, [
       call("add", "add", { a: 2, b: 3 }),
       call("parts", "parts"),
+      call("structured", "structured"),
+      call("nothing", "nothing"),
       call("env", "env", { name: "RLLM_MCP_TEST" }),
       call("pid1", "pid"),
       call("pid2", "pid"),
@@ -128,14 +134,19 @@ describe("MCP tools in the tool agent", () => {
       eps.map((e) => [e.terminationReason, e.info?.answer]),
       [
         ["env_done", "5"],
-        ["env_done", "before\n[image: image/png, 3 bytes]\nafter"],
+        [
+          "env_done",
+          "before\n[image: image/png, 3 bytes]\n[resource link: file:///a.txt]\nembedded text\nafter",
+        ],
+        ["env_done", '{"sum":3}'],
+        ["env_done", "(no output)"],
         ["env_done", "from env"],
-        ["env_done", eps[3]!.info?.answer],
-        ["env_done", eps[3]!.info?.answer],
+        ["env_done", eps[5]!.info?.answer],
+        ["env_done", eps[5]!.info?.answer],
       ],
     );
-    assert.match(String(eps[3]!.info?.answer), /^\d+$/, "one server process for every episode");
-    assert.deepEqual([sandboxes.acquired, sandboxes.released], [5, 5]);
+    assert.match(String(eps[5]!.info?.answer), /^\d+$/, "one server process for every episode");
+    assert.deepEqual([sandboxes.acquired, sandboxes.released], [7, 7]);
 
     // the tool's answer is the tool message of the next prompt, joined to the trace
     const steps = eps[0]!.trajectories[0]!.steps;
@@ -160,6 +171,8 @@ describe("MCP tools in the tool agent", () => {
         "submit",
         "add",
         "parts",
+        "structured",
+        "nothing",
         "fail",
         "sleep",
         "env",
@@ -180,7 +193,7 @@ describe("MCP tools in the tool agent", () => {
     });
 
     // close() ends the stdio server
-    const pid = Number(eps[3]!.info?.answer);
+    const pid = Number(eps[5]!.info?.answer);
     assert.equal(alive(pid), true);
     await a.close();
     for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
@@ -240,7 +253,7 @@ describe("MCP tools in the tool agent", () => {
     );
     assert.equal(
       answers[2],
-      'error: unknown tool "nope"; the tools are bash, read_file, write_file, submit, add, parts, fail, sleep, env, pid, exit',
+      'error: unknown tool "nope"; the tools are bash, read_file, write_file, submit, add, parts, structured, nothing, fail, sleep, env, pid, exit',
     );
     assert.equal(answers[3], "error: the arguments of add must be a JSON object");
     assert.match(
@@ -340,6 +353,30 @@ describe("MCP tools in the tool agent", () => {
         "6",
       ],
     );
+  });
+
+  test("a stdio server still open when the process exits is ended with it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rllm-mcp-"));
+    const script = join(dir, "exit-open.mts");
+    const server = { name: "lingering", ...stdioServerCommand([], true) };
+    writeFileSync(
+      script,
+      `import { McpServers, McpServersSchema } from ${JSON.stringify(new URL("./mcp.ts", import.meta.url).pathname)};
+const mcp = new McpServers(McpServersSchema.parse([${JSON.stringify(server)}]));
+const box = await mcp.toolbox(new AbortController().signal);
+const ctx = { signal: new AbortController().signal, maxOutputChars: 100 };
+const out = await box.run({ id: "1", type: "function", function: { name: "pid", arguments: "{}" } }, ctx as never);
+process.stdout.write(out.content);
+process.exit(0);
+`,
+    );
+    const child = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8" });
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(child.status, 0, child.stderr);
+    const pid = Number(child.stdout);
+    assert.ok(pid > 0, child.stdout);
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(alive(pid), false, "the lingering server was sent SIGTERM at exit");
   });
 
   test("the mcpServers option is validated, naming the entry and what to fix", () => {

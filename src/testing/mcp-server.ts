@@ -3,12 +3,14 @@
  * (registerTool), served over stdio when run as a program, or over Streamable HTTP on loopback
  * with startMcpHttpServer():
  *
- *   node --import tsx src/testing/mcp-server.ts [--also NAME]...     # stdio
+ *   node --import tsx src/testing/mcp-server.ts [--also NAME]... [--linger]     # stdio
  *   const srv = await startMcpHttpServer({ token: "s3cret" })        # http://127.0.0.1:PORT/mcp
  *
  * Its tools:
  *   add {a, b}      the sum, as text
- *   parts {}        two text parts around an image part (how a result's parts are joined)
+ *   parts {}        text, image, resource link, embedded resource, text (how parts are joined)
+ *   structured {}   no content, structuredContent {sum: 3}
+ *   nothing {}      no content at all
  *   fail {reason}   a tool error (isError: true) whose text is the reason
  *   sleep {ms}      answers "slept" after ms milliseconds (a call's timeout)
  *   env {name}      the server's environment variable `name` (a stdio server's `env`)
@@ -16,6 +18,7 @@
  *   exit {}         stdio only: writes "exiting on request" to stderr and exits with code 3 (a
  *                   server dying)
  *   NAME {text}     for each `--also NAME` / `also` entry: echoes text (name collisions)
+ * `--linger`: the process stays alive after its stdin closes (a server that must be killed).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,13 +40,20 @@ export function testMcpServer(also: readonly string[] = [], stdio = false): McpS
     },
     async ({ a, b }) => text(String(a + b)),
   );
-  server.registerTool("parts", { description: "Three content parts." }, async () => ({
+  server.registerTool("parts", { description: "Five content parts." }, async () => ({
     content: [
       { type: "text", text: "before" },
       { type: "image", mimeType: "image/png", data: Buffer.from("png").toString("base64") },
+      { type: "resource_link", uri: "file:///a.txt", name: "a.txt" },
+      { type: "resource", resource: { uri: "file:///b.txt", text: "embedded text" } },
       { type: "text", text: "after" },
     ],
   }));
+  server.registerTool("structured", { description: "Structured content only." }, async () => ({
+    content: [],
+    structuredContent: { sum: 3 },
+  }));
+  server.registerTool("nothing", { description: "No content." }, async () => ({ content: [] }));
   server.registerTool(
     "fail",
     { description: "Fail with the reason.", inputSchema: { reason: z.string() } },
@@ -137,7 +147,10 @@ export async function startMcpHttpServer(
 }
 
 /** The command line that runs this file as a stdio server (for `mcpServers` entries). */
-export function stdioServerCommand(also: readonly string[] = []): {
+export function stdioServerCommand(
+  also: readonly string[] = [],
+  linger = false,
+): {
   command: string;
   args: string[];
 } {
@@ -148,6 +161,7 @@ export function stdioServerCommand(also: readonly string[] = []): {
       "tsx",
       new URL(import.meta.url).pathname,
       ...also.flatMap((n) => ["--also", n]),
+      ...(linger ? ["--linger"] : []),
     ],
   };
 }
@@ -156,6 +170,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const also: string[] = [];
   for (let i = 2; i < process.argv.length; i++) {
     if (process.argv[i] === "--also") also.push(process.argv[++i]!);
+    if (process.argv[i] === "--linger") setInterval(() => {}, 60_000);
   }
   await testMcpServer(also, true).connect(new StdioServerTransport());
 }
