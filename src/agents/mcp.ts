@@ -163,9 +163,9 @@ class Connection {
       stdio ??
       new StreamableHTTPClientTransport(new URL(s.url!), { requestInit: { headers: s.headers } });
     const options = { timeout: s.connectTimeoutS * 1000 };
+    if (stdio) track(stdio);
     try {
       await client.connect(transport, options);
-      if (stdio) track(stdio);
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
