@@ -26,7 +26,7 @@
  * Writes bench/results/tool-agent.json. About 1–2 minutes on 2 cores.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { toolAgent } from "../src/agents/tool-agent.js";
@@ -40,7 +40,7 @@ import {
 } from "../src/sandbox/shared.js";
 import type { ExecResult, Sandbox } from "../src/sandbox/types.js";
 import type { Episode, Task } from "../src/types/index.js";
-import { canPin, freePort, spawnServer } from "./lib/procs.js";
+import { canPin, freePort, spawnServer, systemCpuMs } from "./lib/procs.js";
 import { markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -153,6 +153,8 @@ interface Cell {
   callsPerS: number;
   commandMsPerEpisode: number;
   engineCpuMsPerEpisode: number;
+  /** The machine's CPU in use during the cell, % of all cores (this run's and anything else's). */
+  machineBusyPct: number;
   errors: number;
   firstError?: string;
 }
@@ -169,6 +171,7 @@ async function cell(
     sandboxes: way === "sandboxed" ? sharedSandboxes : standIn,
   });
   const cpu0 = process.cpuUsage();
+  const busy0 = systemCpuMs().busy;
   const t0 = performance.now();
   const r = await runRollouts(tasks(n, `${way}-${round}-`), {
     gateway: gw,
@@ -180,6 +183,7 @@ async function cell(
   });
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const busyMs = systemCpuMs().busy - busy0;
   const calls = r.episodes.reduce((a, e) => a + (e.trajectories[0]?.steps.length ?? 0), 0);
   const commandS = r.episodes.reduce(
     (a, e) => a + Number((e.info?.toolAgent as { sandboxSeconds?: number })?.sandboxSeconds ?? 0),
@@ -195,6 +199,7 @@ async function cell(
     callsPerS: calls / wallS,
     commandMsPerEpisode: (commandS * 1000) / n,
     engineCpuMsPerEpisode: (cpu.user + cpu.system) / 1000 / n,
+    machineBusyPct: (100 * busyMs) / (wallS * 1000 * cpus().length),
     errors: f.count,
     ...(f.first ? { firstError: f.first } : {}),
   };
@@ -275,7 +280,11 @@ async function capacity() {
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
 const f1 = (x: number) => x.toFixed(1);
 console.log(
-  `bench/tool-agent: ${cpus().length} cores; ${TURNS} turns per episode; throughput at concurrency ${CONCURRENCY} (${REF_EPISODES} reference / ${EPISODES} sandboxed episodes a round, ${ROUNDS} rounds); ${SESSIONS} concurrent sessions at ${LATENCY} ms a call`,
+  `bench/tool-agent: ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(
+      " ",
+    )}; ${TURNS} turns per episode; throughput at concurrency ${CONCURRENCY} (${REF_EPISODES} reference / ${EPISODES} sandboxed episodes a round, ${ROUNDS} rounds); ${SESSIONS} concurrent sessions at ${LATENCY} ms a call`,
 );
 const t0 = performance.now();
 const cells = await throughput();
@@ -293,6 +302,7 @@ console.log(
       "÷ reference",
       "command ms/episode",
       "engine CPU ms/episode",
+      "machine busy",
       "errors",
     ],
     cells.map((c) => [
@@ -303,6 +313,7 @@ console.log(
       (c.episodesPerS / refOf(c.round).episodesPerS).toFixed(2),
       f1(c.commandMsPerEpisode),
       f1(c.engineCpuMsPerEpisode),
+      `${c.machineBusyPct.toFixed(0)}%`,
       String(c.errors),
     ]),
   ),
@@ -337,6 +348,10 @@ console.log(`total ${f1((performance.now() - t0) / 1000)} s`);
 mkdirSync(join(ROOT, "bench/results"), { recursive: true });
 writeFileSync(
   join(ROOT, "bench/results/tool-agent.json"),
-  JSON.stringify({ cores: cpus().length, concurrency: CONCURRENCY, cells, capacity: cap }, null, 2),
+  JSON.stringify(
+    { cores: cpus().length, loadavg: loadavg(), concurrency: CONCURRENCY, cells, capacity: cap },
+    null,
+    2,
+  ),
 );
 if (!ok) process.exitCode = 1;
