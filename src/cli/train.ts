@@ -27,6 +27,7 @@ import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer } from "./flags.js";
+import { harnessRollout } from "./harness.js";
 import { createLog } from "./log.js";
 import { defaultRunDir } from "./run-dir.js";
 
@@ -61,7 +62,7 @@ function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined 
   return recipeFor({
     benchmark: getBenchmark(benchmark).name,
     backend: config.backend.name,
-    agent: tc.agent,
+    agent: tc.agent ?? (tc.harness ? `harness:${tc.harness}` : undefined),
     dataDir: tc.dataDir,
     model:
       "model" in config.backend && typeof config.backend.model === "string"
@@ -136,6 +137,8 @@ export async function runTrainCommand(
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
   const tc = config.trainer;
+  if (tc.agent && tc.harness)
+    throw new ConfigError("--agent and --harness exclude each other; pass one");
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const gateway = inProcessGatewayConfig(config, "rllm train");
@@ -145,7 +148,9 @@ export async function runTrainCommand(
   const { train, val } = await trainTasks(entry, tc, recipe);
   const rollout: Rollout = tc.agent
     ? await loadRollout(tc.agent)
-    : (recipe?.agent() ?? defaultRollout(entry));
+    : tc.harness
+      ? harnessRollout(tc.harness, config.engine.timeoutSeconds)
+      : (recipe?.agent() ?? defaultRollout(entry));
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);

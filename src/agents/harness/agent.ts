@@ -13,8 +13,9 @@
  * logprobs included.
  *
  * Edge cases, decided once:
- * - The CLI not installed is an error when harnessAgent() is called (the run's startup), naming
- *   `rllm harness install NAME`; never at the first episode.
+ * - The CLI not installed, or installed where the sandbox's user cannot reach it (install.ts), is
+ *   an error when harnessAgent() is called (the run's startup), saying what to do; never at the
+ *   first episode.
  * - How the CLI ended, as the episode's error (terminationReason "error", or "timeout"), its
  *   message saying which and ending with the stderr tail (stdout's when stderr is empty: some
  *   CLIs print their JSON error there): "failed to start" (exit 126/127: the executable or node
@@ -41,7 +42,12 @@ import { type Rollout, type RolloutConfig, rollout } from "../../sdk/index.js";
 import type { Task, TerminationReason } from "../../types/index.js";
 import { clip } from "../tools.js";
 import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "./environment.js";
-import { type LocatedHarness, locateHarness } from "./install.js";
+import {
+  HarnessNotInstalledError,
+  type LocatedHarness,
+  locateHarness,
+  unreachableReason,
+} from "./install.js";
 import type { HarnessContext, HarnessSetup } from "./types.js";
 
 export const HarnessAgentOptionsSchema = z.strictObject({
@@ -88,6 +94,11 @@ export function harnessAgent(name: string, options: HarnessAgentOptions = {}): R
   }
   const settings = parsed.data;
   const located = locateHarness(name, { installDir: settings.installDir });
+  const blocked = unreachableReason(located.installDir);
+  if (blocked)
+    throw new HarnessNotInstalledError(
+      `harness ${name}: the sandbox cannot reach its install dir: ${blocked}`,
+    );
   const spec = sandboxSpec(located, settings);
   return rollout((task, config) => episode(task, config, located, settings, spec, sandboxes), {
     name,

@@ -12,10 +12,15 @@
  * the package and `<dir>/<definition.bin>` the executable. The installed version may differ from
  * the pinned one (an explicit dir is the user's choice); it is reported, never silently replaced.
  * Installing again over the pinned version is a no-op ("already installed").
+ *
+ * The sandbox runs the CLI as an unprivileged user that sees the dir at the same path, so every
+ * dir above it must be searchable by others (o+x): not so under root's HOME (/root is 0700 on
+ * Debian), where the default ~/.rllm lies when RLLM_HOME is unset. unreachableReason() says which
+ * dir blocks it; the runner refuses such a dir at startup.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { rllmHome } from "../../home.js";
 import { harnessDefinition } from "./registry.js";
 import type { HarnessDefinition } from "./types.js";
@@ -94,6 +99,17 @@ export function locateHarness(
   return { definition, installDir: dir, bin, version, source };
 }
 
+/** Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or undefined. */
+export function unreachableReason(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    const mode = statSync(d).mode;
+    if ((mode & 0o001) === 0) {
+      return `${d} is mode ${(mode & 0o777).toString(8)}, not searchable by others (the sandbox's user); chmod o+x ${d}, or install under another RLLM_HOME (e.g. RLLM_HOME=/opt/rllm rllm harness install …)`;
+    }
+    if (d === dirname(d)) return undefined;
+  }
+}
+
 export interface InstallResult {
   name: string;
   installDir: string;
@@ -132,6 +148,8 @@ export async function installHarness(
     );
   }
   log(`${name}: installed ${spec}`);
+  const blocked = unreachableReason(dir);
+  if (blocked) log(`${name}: warning: a sandbox cannot run it from ${dir}: ${blocked}`);
   return { name, installDir: dir, version, installed: true };
 }
 
