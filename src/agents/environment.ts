@@ -211,7 +211,9 @@ async function verifyHarbor(
     timeoutS: harbor.verifier.timeoutSec,
     signal,
   });
-  const output = clipOutput(`${run.stdout}${run.stderr ? `\n--- stderr ---\n${run.stderr}` : ""}`);
+  const output = clipOutput(
+    [run.stdout, run.stderr && `--- stderr ---\n${run.stderr}`].filter(Boolean).join("\n"),
+  );
   const how = run.timedOut
     ? `test.sh timed out after ${harbor.verifier.timeoutSec} s ([verifier].timeout_sec)`
     : `test.sh exited ${run.exitCode ?? run.signal}`;
