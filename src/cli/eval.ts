@@ -7,7 +7,6 @@ import { backendDefinition } from "../backends/registry.js";
 import type { ServedCheckpoint } from "../backends/spi.js";
 import {
   defaultEvaluator,
-  defaultRollout,
   getBenchmark,
   listBenchmarks,
   loadBenchmark,
@@ -39,6 +38,7 @@ import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
+import { benchmarkRollout } from "./default-agent.js";
 import { EVAL_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
 import { harnessRollout } from "./harness.js";
@@ -54,7 +54,10 @@ export function evalCommand(): Command {
   const benchmarks = listBenchmarks().map((e) => e.name);
   const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
-    .argument("<benchmark>", `a catalog benchmark (${benchmarks.join(", ")})`);
+    .argument(
+      "<benchmark>",
+      `a catalog benchmark (${benchmarks.join(", ")}), or harbor:DIR (Harbor tasks)`,
+    );
   return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
     const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
     const code = await runEvalCommand(benchmark, config);
@@ -216,7 +219,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
         ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
         : ev.harness
           ? harnessRollout(ev.harness, config.engine.timeoutSeconds)
-          : (recipe?.agent() ?? defaultRollout(entry));
+          : (recipe?.agent() ?? benchmarkRollout(entry));
     const samplingParams = { ...recipe?.samplingDefaults, ...ev.samplingParams };
     if (ev.seed !== undefined && samplingParams.seed !== undefined)
       throw new ConfigError(

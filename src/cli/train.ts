@@ -5,7 +5,6 @@ import { backendDefinition } from "../backends/registry.js";
 import {
   type BenchmarkEntry,
   defaultEvaluator,
-  defaultRollout,
   getBenchmark,
   loadBenchmark,
 } from "../benchmarks/index.js";
@@ -25,6 +24,7 @@ import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest, STEP_BACKEND_DIR } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
+import { benchmarkRollout } from "./default-agent.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer } from "./flags.js";
 import { harnessRollout } from "./harness.js";
@@ -45,7 +45,10 @@ export function trainCommand(): Command {
       "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates. " +
         "The defaults shown are the config's; a recipe (countdown on the local backend) brings its own, which a file, RLLM_* variables and flags override.",
     )
-    .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)");
+    .argument(
+      "<benchmark>",
+      "a catalog benchmark (countdown trains out of the box on a laptop), or harbor:DIR (Harbor tasks)",
+    );
   return addFlags(cmd, TRAIN_FLAGS).action(async (benchmark: string, flags: TrainFlags) => {
     const config = loadTrainConfig(benchmark, {
       file: flags.config,
@@ -150,7 +153,7 @@ export async function runTrainCommand(
     ? await loadRollout(tc.agent)
     : tc.harness
       ? harnessRollout(tc.harness, config.engine.timeoutSeconds)
-      : (recipe?.agent() ?? defaultRollout(entry));
+      : (recipe?.agent() ?? benchmarkRollout(entry));
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);

@@ -4,11 +4,13 @@
  *
  *   const agent = harnessAgent("claude-code", { timeoutS: 900 })
  *
- * One episode: open the task environment (the sandbox with the CLI's install dir mounted
- * read-only, network, HOME) → write the definition's config files under HOME → run its command on
- * the instruction in the task's cwd, with its env and a wall-clock timeout → on a clean exit run
- * the task's verifier, when it has one (result at info.verifier) → release the environment
- * (always). The steps are the session's traces: the rollout returns one trajectory without steps
+ * One episode: open the task environment (agents/environment.ts: a plain task's files, or a
+ * Harbor task's workdir and paths; the sandbox with the CLI's install dir mounted read-only,
+ * network, HOME) → write the definition's config files under HOME → run its command on the
+ * instruction in the task's cwd, with its env and a wall-clock timeout → the task's verifier, when
+ * it has one, after every ending of the CLI (as the tool agent does: a CLI that failed may still
+ * have done the work): `info.verifier`, or `info.verifierError` when it produced no reward → release
+ * the environment (always). The steps are the session's traces: the rollout returns one trajectory without steps
  * and the engine fills it from every call the CLI made (engine/episode.ts), token ids and
  * logprobs included.
  *
@@ -20,7 +22,8 @@
  *   message saying which and ending with the stderr tail (stdout's when stderr is empty: some
  *   CLIs print their JSON error there): "failed to start" (exit 126/127: the executable or node
  *   is missing in the sandbox), "exited with code N", "was killed by SIGNAL" (with the sandbox
- *   limit that stopped it), "timed out after N s". No verifier runs then.
+ *   limit that stopped it), "timed out after N s". The engine's abort ends the episode without
+ *   the verifier.
  * - A 5xx the gateway recorded while the CLI failed makes the engine count an infrastructure
  *   failure (it reads the traces), as for any agent; the runner itself throws only on the engine's
  *   abort and on a sandbox that could not be had.
@@ -40,8 +43,8 @@ import { sharedSandboxes } from "../../sandbox/shared.js";
 import type { ExecResult, SandboxLimits, SandboxSpec } from "../../sandbox/types.js";
 import { type Rollout, type RolloutConfig, rollout } from "../../sdk/index.js";
 import type { Task, TerminationReason } from "../../types/index.js";
+import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "../environment.js";
 import { clip } from "../tools.js";
-import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "./environment.js";
 import {
   HarnessNotInstalledError,
   type LocatedHarness,
@@ -121,7 +124,6 @@ export function sandboxSpec(located: LocatedHarness, s: HarnessAgentSettings): S
 interface Ending {
   reason: TerminationReason;
   error?: string;
-  verifier?: VerifierResult;
 }
 
 async function episode(
@@ -136,6 +138,7 @@ async function episode(
   const env = await openTaskEnvironment(task, { sandboxes, spec, signal: config.signal });
   let run: ExecResult | undefined;
   let ending: Ending;
+  let verified: { verifier: VerifierResult } | { verifierError: string } | undefined;
   try {
     const ctx: HarnessContext = {
       sessionURL: config.sessionURL,
@@ -157,10 +160,8 @@ async function episode(
       signal: config.signal,
     });
     if (config.signal.aborted) throw config.signal.reason;
-    const failure = runFailure(name, run, s.timeoutS);
-    if (failure) ending = failure;
-    else if (env.verify) ending = { reason: "env_done", verifier: await env.verify(config.signal) };
-    else ending = { reason: "env_done" };
+    ending = runFailure(name, run, s.timeoutS) ?? { reason: "env_done" };
+    if (env.verify) verified = await verify(env, config.signal);
   } finally {
     await env.release();
   }
@@ -171,10 +172,23 @@ async function episode(
     info: {
       ...(answer !== undefined ? { answer } : {}),
       ...(ending.error !== undefined ? { error: ending.error } : {}),
-      ...(ending.verifier ? { verifier: ending.verifier } : {}),
+      ...verified,
       harness: harnessInfo(located, run, s.maxOutputChars),
     },
   };
+}
+
+/** The verifier's result, or its error as text (the harbor evaluator reports it). */
+async function verify(
+  env: TaskEnvironment,
+  signal: AbortSignal,
+): Promise<{ verifier: VerifierResult } | { verifierError: string }> {
+  try {
+    return { verifier: await env.verify!(signal) };
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { verifierError: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 /** argv run in `cwd` (an absolute path, which exec's relative cwd cannot name). */

@@ -1,13 +1,16 @@
 /**
  * The CLI harnesses for real: each installed CLI (`rllm harness install NAME`; a missing one FAILS
- * here with that command) runs in a bwrap sandbox against the in-process gateway in front of the
- * scripted fake vLLM upstream. The script answers in the CLI's own tool names: write a file, then
- * run a command, then a final text. Asserted per CLI: the files the CLI's tools wrote in the
- * sandbox (read before it is released), the episode (no error, its answer) and the traces (every
- * call the CLI made is a step, with token ids and logprobs).
+ * here with that command) runs in a bwrap sandbox on the Harbor fixture write-script, against the
+ * in-process gateway in front of the scripted fake vLLM upstream. The script answers in the CLI's
+ * own tool names: write /app/count_words.sh, then run a command that makes it executable and runs
+ * it, then a final text. Asserted per CLI: the file the CLI's tools wrote in the sandbox (read
+ * before it is released), the task's verifier's reward (1) and the episode's, the CLI's answer, and
+ * the traces (every call the CLI made is a step, with token ids and a logprob per token).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { readHarborTask, verifierEvaluator } from "../../benchmarks/harbor.js";
 import { InProcessGateway, runRollouts } from "../../engine/index.js";
 import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../../sandbox/shared.js";
 import type { Sandbox } from "../../sandbox/types.js";
@@ -17,7 +20,6 @@ import {
   type FakeUpstream,
   startFakeUpstream,
 } from "../../testing/fake-upstream.js";
-import type { Task } from "../../types/index.js";
 import { harnessAgent } from "./agent.js";
 import { locateHarness } from "./install.js";
 
@@ -44,7 +46,8 @@ function call(name: string, args: Record<string, unknown>): FakeCompletion {
   return { text: "", toolCalls: [{ name, arguments: args }] };
 }
 
-const FINAL = "Done: hello.txt written and the answer is 42.";
+const FINAL = "Done: /app/count_words.sh counts the words.";
+const SCRIPT = '#!/bin/sh\nwc -w < "$1" | tr -d " "\n';
 
 /** Which CLI is calling, from the tools it offers. */
 function cliOf(req: FakeRequestInfo): string | undefined {
@@ -57,45 +60,38 @@ function cliOf(req: FakeRequestInfo): string | undefined {
   return undefined;
 }
 
-/** The script: turn 0 writes hello.txt, turn 1 runs a command writing answer.txt, then the final text. */
+/**
+ * The script, for the Harbor fixture write-script: turn 0 writes /app/count_words.sh, turn 1 makes
+ * it executable and runs it on the task's README.md, then the final text.
+ */
 function respond(req: FakeRequestInfo): FakeCompletion | string {
   const cli = cliOf(req);
   // side calls without the tools (titles, summaries, classifiers) get a short text
   if (!cli) return "rllm";
   const turn = (req.messages ?? []).filter((m) => m.role === "assistant").length;
   const tools = TOOLS[cli]!;
-  if (turn === 0) return tools.write("/work/hello.txt", "Hello, world!\n");
-  if (turn === 1) return tools.run("echo $((6 * 7)) > /work/answer.txt && cat /work/answer.txt");
+  if (turn === 0) return tools.write("/app/count_words.sh", SCRIPT);
+  if (turn === 1)
+    return tools.run("chmod +x /app/count_words.sh && /app/count_words.sh /app/README.md");
   return FINAL;
 }
 
-/** The shared pool; each sandbox's files of interest read just before it goes back. */
-function reading(paths: string[]): SandboxSource & { files: Record<string, string | null>[] } {
+/** The shared pool; what `command` prints in each sandbox just before it goes back. */
+function reading(command: string): SandboxSource & { seen: string[] } {
   const source = {
-    files: [] as Record<string, string | null>[],
+    seen: [] as string[],
     acquire: (spec?: Parameters<SandboxSource["acquire"]>[0]) => sharedSandboxes.acquire(spec),
     async release(sandbox: Sandbox) {
-      const got: Record<string, string | null> = {};
-      for (const p of paths) {
-        got[p] = await sandbox.download(p).then(
-          (b) => new TextDecoder().decode(b),
-          () => null,
-        );
-      }
-      source.files.push(got);
+      source.seen.push((await sandbox.exec(["sh", "-c", command])).stdout);
       await sharedSandboxes.release(sandbox);
     },
   };
   return source;
 }
 
-const task: Task = {
-  id: "hello",
-  data: {
-    instruction:
-      "Create /work/hello.txt with the line Hello, world!, then compute 6*7 in the shell.",
-  },
-};
+const FIXTURE = fileURLToPath(
+  new URL("../../benchmarks/fixtures/harbor/write-script", import.meta.url),
+);
 
 describe("CLI harnesses against the gateway and a scripted model", () => {
   let up: FakeUpstream;
@@ -117,11 +113,13 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
   for (const name of Object.keys(TOOLS)) {
     test(`${name}: writes the file, runs the command, every call traced with token ids`, async () => {
       locateHarness(name); // not installed: fails here, naming `rllm harness install NAME`
-      const sandboxes = reading(["hello.txt", "answer.txt"]);
+      const sandboxes = reading("cat /app/count_words.sh; ls -l /app/count_words.sh");
+      const task = readHarborTask(FIXTURE, "harbor", 0);
       const before = up.requests.length;
       const r = await runRollouts([task], {
         gateway: gw,
         rollout: harnessAgent(name, { sandboxes, timeoutS: 240 }),
+        evaluator: verifierEvaluator(),
         model: "test-model",
         infraRetries: 0,
         timeoutMs: 300_000,
@@ -134,7 +132,12 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
         `episode error; stderr: ${info?.stderr}\nstdout: ${info?.stdout}`,
       );
       assert.equal(ep.terminationReason, "env_done");
-      assert.deepEqual(sandboxes.files, [{ "hello.txt": "Hello, world!\n", "answer.txt": "42\n" }]);
+      assert.equal(sandboxes.seen.length, 1);
+      assert.ok(sandboxes.seen[0]!.startsWith(SCRIPT), sandboxes.seen[0]);
+      assert.match(sandboxes.seen[0]!, /^-rwx/m, "made executable by the CLI's command tool");
+      const verifier = ep.info?.verifier as { reward: number; output: string } | undefined;
+      assert.equal(verifier?.reward, 1, `the verifier's reward; its output: ${verifier?.output}`);
+      assert.equal(ep.reward, 1);
       assert.equal(info?.exitCode, 0);
       assert.equal(ep.info?.answer, FINAL);
 

@@ -4,9 +4,11 @@
  *
  * - Config: one JSON file (OPENCODE_CONFIG) declaring a provider "rllm" at the session's base URL
  *   with the token as apiKey, the session's model as both `model` and `small_model` (opencode's
- *   side calls name no other provider), every permission "allow" (the sandbox is the boundary)
- *   and sharing and autoupdate off. Format: https://opencode.ai/config.json (RESEARCH18.md §2).
- * - Non-interactive: `opencode run --format json --title rllm -m rllm/MODEL PROMPT`; a title given
+ *   side calls name no other provider), edit, bash and external_directory "allow" (a Harbor
+ *   task's /app is a link out of the project's real dir, which opencode counts as external), and
+ *   sharing and autoupdate off. `--auto` approves any other permission a tool asks for: the
+ *   sandbox is the boundary, and in `run` mode an unanswered ask is a rejection. Format: https://opencode.ai/config.json (RESEARCH18.md §2).
+ * - Non-interactive: `opencode run --auto --format json --title rllm -m rllm/MODEL PROMPT`; a title given
  *   on the command line spares the session-title model call. With `--format json` stdout is one
  *   JSON event per line; the answer is the text of the last `text` event.
  * - Quiet: OPENCODE_DISABLE_AUTOUPDATE, _MODELS_FETCH (models.dev), _LSP_DOWNLOAD,
@@ -35,7 +37,7 @@ export const opencode: HarnessDefinition = {
       },
       model: `rllm/${ctx.model}`,
       small_model: `rllm/${ctx.model}`,
-      permission: { edit: "allow", bash: "allow", webfetch: "deny" },
+      permission: { edit: "allow", bash: "allow", external_directory: "allow", webfetch: "deny" },
       share: "disabled",
       autoupdate: false,
     };
@@ -56,6 +58,7 @@ export const opencode: HarnessDefinition = {
     return [
       `${ctx.installDir}/${this.bin}`,
       "run",
+      "--auto",
       "--format",
       "json",
       "--title",
