@@ -168,4 +168,27 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
       assert.equal(scripted.length, 2, "the write and the command came back as tool calls");
     });
   }
+
+  test("claude-code: concurrent episodes each in a sandbox and tunnel of their own", async () => {
+    const sandboxes = reading("cat /app/count_words.sh");
+    const tasks = [0, 1, 2].map((i) => ({ ...readHarborTask(FIXTURE, "harbor", i), id: `c${i}` }));
+    const r = await runRollouts(tasks, {
+      gateway: gw,
+      rollout: harnessAgent("claude-code", { sandboxes, timeoutS: 240 }),
+      evaluator: verifierEvaluator(),
+      model: "test-model",
+      infraRetries: 0,
+      concurrency: 3,
+    });
+    assert.deepEqual(
+      r.episodes.map((e) => [e.reward, e.info?.error ?? null]),
+      [
+        [1, null],
+        [1, null],
+        [1, null],
+      ],
+    );
+    assert.deepEqual(sandboxes.seen, [SCRIPT, SCRIPT, SCRIPT]);
+    assert.equal(new Set(r.episodes.map((e) => e.sessionId)).size, 3);
+  });
 });
