@@ -5,14 +5,14 @@
  *   const agent = harnessAgent("claude-code", { timeoutS: 900 })
  *
  * One episode: open the task environment (agents/environment.ts: a plain task's files, or a
- * Harbor task's workdir and paths; the sandbox with the CLI's install dir mounted read-only,
- * network, HOME) → write the definition's config files under HOME → run its command on the
- * instruction in the task's cwd, with its env and a wall-clock timeout → the task's verifier, when
- * it has one, after every ending of the CLI (as the tool agent does: a CLI that failed may still
- * have done the work): `info.verifier`, or `info.verifierError` when it produced no reward → release
- * the environment (always). The steps are the session's traces: the rollout returns one trajectory without steps
- * and the engine fills it from every call the CLI made (engine/episode.ts), token ids and
- * logprobs included.
+ * Harbor task's workdir and paths), its sandbox with the CLI's install dir mounted read-only,
+ * HOME, CLI-sized limits and no network but the gateway (below) → write the definition's config
+ * files under HOME → run its command on the instruction in the task's cwd, with its env and a
+ * wall-clock timeout → the task's verifier, when it has one, after every ending of the CLI (as the
+ * tool agent does: a CLI that failed may still have done the work): `info.verifier`, or
+ * `info.verifierError` when it produced no reward → release the environment (always). The steps
+ * are the session's traces: the rollout returns one trajectory without steps and the engine fills
+ * it from every call the CLI made (engine/episode.ts), token ids and logprobs included.
  *
  * Edge cases, decided once:
  * - The CLI not installed, or installed where the sandbox's user cannot reach it (install.ts), is
