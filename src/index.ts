@@ -10,8 +10,8 @@
  *     rllm/gateway     the gateway and its store (./public/gateway.ts)
  */
 
-// The built-in tool-calling agent: bash, files and submit in the task's sandbox.
-// Coding-agent CLIs (Claude Code, opencode, Qwen Code, ...) run unchanged as the agent.
+// The built-in tool-calling agent (bash, files and submit in the task's sandbox), and the
+// coding-agent CLIs (Claude Code, opencode, Qwen Code, ...) run unchanged as the agent.
 export {
   type HarnessAgentOptions,
   type HarnessDefinition,
