@@ -5,8 +5,9 @@
  * - Endpoint: ANTHROPIC_BASE_URL = the session URL (no /v1), the token as ANTHROPIC_AUTH_TOKEN
  *   (sent as `Authorization: Bearer`). Every model slot (main, haiku/sonnet/opus defaults,
  *   subagents) is the session's model, so no call names a model the gateway does not serve.
- * - Non-interactive: `claude -p PROMPT --output-format json` prints one JSON object whose `result`
- *   is the final answer. Not `--bare`: it trims the tools to Bash, Edit and Read (no Write), and
+ * - Non-interactive: `claude -p PROMPT --output-format stream-json --verbose` prints the session
+ *   as JSON events, one per line (kept clipped in info.harness: the transcript of what the tools
+ *   did); the last, `type: "result"`, has the final answer as `result`. Not `--bare`: it trims the tools to Bash, Edit and Read (no Write), and
  *   `--tools` does not bring them back under it; the run is the CLI as users run it.
  *   `--dangerously-skip-permissions` grants every tool (the sandbox is the boundary); as root
  *   Claude Code refuses it unless IS_SANDBOX=1, which is set. `--no-session-persistence` writes no
@@ -55,7 +56,8 @@ export const claudeCode: HarnessDefinition = {
       "--model",
       ctx.model,
       "--output-format",
-      "json",
+      "stream-json",
+      "--verbose",
     ];
   },
   finalMessage(stdout) {

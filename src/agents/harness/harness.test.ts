@@ -43,9 +43,14 @@ const TOOLS: Record<
   },
 };
 
+/**
+ * One tool call, with an id of its own: the fake upstream's ids are deterministic and repeat from
+ * turn to turn, and Claude Code replays a repeated tool_use id as "[Tool use interrupted]".
+ */
 function call(name: string, args: Record<string, unknown>): FakeCompletion {
-  return { text: "", toolCalls: [{ name, arguments: args }] };
+  return { text: "", toolCalls: [{ name, arguments: args, id: `call_${name}_${++callIds}` }] };
 }
+let callIds = 0;
 
 const FINAL = "Done: /app/count_words.sh counts the words.";
 const SCRIPT = '#!/bin/sh\nwc -w < "$1" | tr -d " "\n';
@@ -164,6 +169,15 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
         new Set(traces.map((t) => `${t.api} ${t.stream}`)),
         new Set([`${api[dialect]} true`]),
       );
+      // token-exact turns: each prompt is the previous prompt + its completion + the new messages
+      for (let i = 1; i < steps.length; i++) {
+        const before = [...steps[i - 1]!.promptIds, ...steps[i - 1]!.completionIds];
+        assert.deepEqual(
+          steps[i]!.promptIds.slice(0, before.length),
+          before,
+          `step ${i} extends step ${i - 1}`,
+        );
+      }
       const scripted = steps.filter((s) => s.response?.toolCalls?.length);
       assert.equal(scripted.length, 2, "the write and the command came back as tool calls");
     });
