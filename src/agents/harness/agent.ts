@@ -19,8 +19,8 @@
  *   an error when harnessAgent() is called (the run's startup), saying what to do; never at the
  *   first episode.
  * - How the CLI ended, as the episode's error (terminationReason "error", or "timeout"), its
- *   message saying which and ending with the stderr tail (stdout's when stderr is empty: some
- *   CLIs print their JSON error there): "failed to start" (exit 126/127: the executable or node
+ *   message saying which, then the CLI's final message when it printed one (its API error, say),
+ *   then the stderr tail (stdout's when stderr is empty): "failed to start" (exit 126/127: the executable or node
  *   is missing in the sandbox), "exited with code N", "was killed by SIGNAL" (with the sandbox
  *   limit that stopped it), "timed out after N s". The engine's abort ends the episode without
  *   the verifier.
@@ -188,7 +188,8 @@ async function inEnvironment(
       signal: config.signal,
     });
     if (config.signal.aborted) throw config.signal.reason;
-    ending = runFailure(name, run, s.timeoutS) ?? { reason: "env_done" };
+    const said = located.definition.finalMessage?.(run.stdout);
+    ending = runFailure(name, run, s.timeoutS, said) ?? { reason: "env_done" };
     if (env.verify) verified = await verify(env, config.signal);
   } finally {
     await env.release();
@@ -249,10 +250,18 @@ async function writeHome(env: TaskEnvironment, home: string, setup: HarnessSetup
   }
 }
 
-/** How a run that did not succeed ended, as the episode's error; undefined for a clean exit. */
-export function runFailure(name: string, run: ExecResult, timeoutS: number): Ending | undefined {
+/**
+ * How a run that did not succeed ended, as the episode's error (with `said`, the CLI's own final
+ * message, e.g. its API error); undefined for a clean exit.
+ */
+export function runFailure(
+  name: string,
+  run: ExecResult,
+  timeoutS: number,
+  said?: string,
+): Ending | undefined {
   if (run.exitCode === 0 && !run.timedOut) return undefined;
-  const tail = outputTail(run);
+  const tail = (said ? `: ${said.slice(0, 2000)}` : "") + outputTail(run);
   if (run.timedOut) {
     return { reason: "timeout", error: `harness ${name} timed out after ${timeoutS} s${tail}` };
   }

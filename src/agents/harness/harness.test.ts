@@ -183,6 +183,40 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
     });
   }
 
+  test("claude-code: a model call the upstream refuses ends the episode as an error, with the CLI's output", async () => {
+    // more than the one it takes, should the CLI retry
+    for (let i = 0; i < 10; i++)
+      up.faults.push({
+        kind: "status",
+        status: 400,
+        body: {
+          error: { message: "prompt refused by the test", type: "BadRequestError", code: 400 },
+        },
+      });
+    const r = await runRollouts([readHarborTask(FIXTURE, "harbor", 0)], {
+      gateway: gw,
+      rollout: harnessAgent("claude-code", { timeoutS: 240 }),
+      evaluator: verifierEvaluator(),
+      model: "test-model",
+      infraRetries: 0,
+    });
+    up.faults.length = 0;
+    const ep = r.episodes[0]!;
+    assert.equal(ep.terminationReason, "error");
+    assert.match(
+      ep.info?.error as string,
+      /^harness claude-code exited with code 1: API Error: 400 .*prompt refused by the test; its stderr ends:/,
+    );
+    assert.equal((ep.info!.verifier as { reward: number }).reward, 0, "the verifier still ran");
+    assert.equal(ep.reward, 0);
+    assert.equal(ep.infraFailed, false, "a 4xx is the model's refusal, not the infrastructure's");
+    const traces = await gw.traces(ep.sessionId!);
+    assert.deepEqual(
+      traces.map((t) => t.status),
+      [400],
+    );
+  });
+
   test("claude-code: concurrent episodes each in a sandbox and tunnel of their own", async () => {
     const sandboxes = reading("cat /app/count_words.sh");
     const tasks = [0, 1, 2].map((i) => ({ ...readHarborTask(FIXTURE, "harbor", i), id: `c${i}` }));
