@@ -27,6 +27,7 @@
  * - A 5xx the gateway recorded while the CLI failed makes the engine count an infrastructure
  *   failure (it reads the traces), as for any agent; the runner itself throws only on the engine's
  *   abort and on a sandbox that could not be had.
+ * - The CLI's wall-clock limit is `timeoutS`, or a Harbor task's [agent].timeout_sec when shorter.
  * - info.harness: name, version, exitCode, signal, limit, wallSeconds and stdout/stderr clipped
  *   to maxOutputChars (head and tail); info.answer: the CLI's final message, when it printed one.
  *
@@ -43,7 +44,7 @@ import type { SandboxSource } from "../../sandbox/shared.js";
 import { sharedSandboxes } from "../../sandbox/shared.js";
 import type { ExecResult, SandboxLimits, SandboxSpec } from "../../sandbox/types.js";
 import { type Rollout, type RolloutConfig, rollout } from "../../sdk/index.js";
-import type { Task, TerminationReason } from "../../types/index.js";
+import { HarborTaskSchema, type Task, type TerminationReason } from "../../types/index.js";
 import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "../environment.js";
 import { clip } from "../tools.js";
 import {
@@ -150,7 +151,7 @@ async function episode(task: Task, config: RolloutConfig, r: Runner) {
       spec,
       signal: config.signal,
     });
-    return await inEnvironment(env, config, r, tunnel);
+    return await inEnvironment(env, config, r, tunnel, runTimeout(task, r.settings.timeoutS));
   } finally {
     await tunnel?.close();
   }
@@ -161,6 +162,7 @@ async function inEnvironment(
   config: RolloutConfig,
   { located, settings: s, node }: Runner,
   tunnel: GatewayTunnel | undefined,
+  timeoutS: number,
 ) {
   const name = located.definition.name;
   let run: ExecResult | undefined;
@@ -176,20 +178,20 @@ async function inEnvironment(
       cwd: env.cwd,
       home: s.home,
       installDir: located.installDir,
-      timeoutS: s.timeoutS,
+      timeoutS,
     };
     const setup = located.definition.configure(ctx);
     await writeHome(env, s.home, setup);
     const argv = located.definition.command(ctx);
     run = await env.sandbox.exec(inDir(env.cwd, tunnel ? tunnel.wrap(node, argv) : argv), {
       env: { ...setup.env, HOME: s.home },
-      timeoutS: s.timeoutS,
+      timeoutS,
       maxOutputBytes: MAX_OUTPUT_BYTES,
       signal: config.signal,
     });
     if (config.signal.aborted) throw config.signal.reason;
     const said = located.definition.finalMessage?.(run.stdout);
-    ending = runFailure(name, run, s.timeoutS, said) ?? { reason: "env_done" };
+    ending = runFailure(name, run, timeoutS, said) ?? { reason: "env_done" };
     if (env.verify) verified = await verify(env, config.signal);
   } finally {
     await env.release();
@@ -205,6 +207,13 @@ async function inEnvironment(
       harness: harnessInfo(located, run, s.maxOutputChars),
     },
   };
+}
+
+/** The CLI's time: timeoutS, or a Harbor task's [agent].timeout_sec when that is shorter. */
+export function runTimeout(task: Task, timeoutS: number): number {
+  const harbor = HarborTaskSchema.safeParse(task.data.harbor);
+  const own = harbor.success ? harbor.data.agentTimeoutSec : undefined;
+  return own !== undefined ? Math.min(own, timeoutS) : timeoutS;
 }
 
 /** The verifier's result, or its error as text (the harbor evaluator reports it). */

@@ -10,11 +10,13 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { readHarborTask } from "../../benchmarks/harbor.js";
 import { envLayer, loadConfig } from "../../config/index.js";
 import { InProcessGateway, runRollouts } from "../../engine/index.js";
 import { closeSharedSandboxes } from "../../sandbox/shared.js";
 import { startFakeUpstream } from "../../testing/fake-upstream.js";
-import { harnessAgent } from "./agent.js";
+import { harnessAgent, runTimeout } from "./agent.js";
 import { claudeCode } from "./claude-code.js";
 import {
   HarnessNotInstalledError,
@@ -127,6 +129,21 @@ describe("install and locate", () => {
     assert.equal(loadConfig({ env: { RLLM_HARNESS_CLAUDE_CODE: dir } }).eval.harness, undefined);
     assert.equal(loadConfig({ env: { RLLM_EVAL_HARNESS: "opencode" } }).eval.harness, "opencode");
   });
+});
+
+test("the CLI's time: the option, or a Harbor task's [agent].timeout_sec when shorter", () => {
+  const fixture = fileURLToPath(
+    new URL("../../benchmarks/fixtures/harbor/write-script", import.meta.url),
+  );
+  const harbor = readHarborTask(fixture, "harbor", 0);
+  assert.equal(runTimeout(harbor, 600), 600, "the fixture sets no [agent] timeout");
+  const timed = {
+    ...harbor,
+    data: { ...harbor.data, harbor: { ...(harbor.data.harbor as object), agentTimeoutSec: 42 } },
+  };
+  assert.equal(runTimeout(timed, 600), 42);
+  assert.equal(runTimeout(timed, 10), 10);
+  assert.equal(runTimeout({ id: "p", data: { instruction: "x" } }, 77), 77);
 });
 
 describe("the runner's endings, on stand-in CLIs in bwrap", async () => {
