@@ -24,6 +24,7 @@ import {
   installHarness,
   locateHarness,
 } from "./install.js";
+import { harnessNames } from "./registry.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "rllm-harness-"));
 chmodSync(scratch, 0o755); // the sandbox's user reaches the stand-in CLIs
@@ -76,7 +77,7 @@ describe("install and locate", () => {
     );
     assert.throws(
       () => locateHarness("nope", { env }),
-      /unknown harness "nope"; the harnesses are claude-code, opencode, qwen-code/,
+      new RegExp(`unknown harness "nope"; the harnesses are ${harnessNames().join(", ")}$`),
     );
   });
 
