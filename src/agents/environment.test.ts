@@ -152,9 +152,15 @@ describe("the verifier", () => {
     assert.deepEqual([c.reward, c.rewards], [1, { a: 1, b: 2, reward: 1 }]);
   });
 
-  it("a reward file the agent wrote does not count; no reward file is a VerifierError naming both", async () => {
+  it("a reward file or test the agent planted does not count; no reward file is a VerifierError naming both", async () => {
+    const plant =
+      "echo 1 > /logs/verifier/reward.txt; echo 'echo 1 > /logs/verifier/reward.txt' > /tests/extra.sh";
     await assert.rejects(
-      verifyWith("echo checking; exit 1", ["sh", "-c", "echo 1 > /logs/verifier/reward.txt"]),
+      verifyWith("echo checking; [ -e /tests/extra.sh ] && bash /tests/extra.sh; exit 1", [
+        "sh",
+        "-c",
+        plant,
+      ]),
       (e: Error) => {
         assert.ok(e instanceof VerifierError);
         assert.match(
@@ -239,7 +245,7 @@ describe("plain tasks and malformed ones", () => {
     }
   });
 
-  it("an aborted signal releases the sandbox it got", async () => {
+  it("an aborted signal stops it; nothing stays acquired", async () => {
     const ac = new AbortController();
     ac.abort(new Error("stop"));
     await assert.rejects(

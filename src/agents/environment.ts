@@ -24,8 +24,8 @@
  *   [verifier].env under [verifier].timeout_sec, its exit code ignored; then the reward from
  *   /logs/verifier/reward.json (an object; its numeric, non-boolean values are the rewards; without
  *   a `reward` key, reward.txt supplies it when present) else reward.txt (one number). The reward
- *   is `reward`, or the only value. Before the tests run, /logs/verifier is emptied, so a reward
- *   file the agent wrote does not count.
+ *   is `reward`, or the only value. Before the tests go in, /tests and /logs/verifier are emptied,
+ *   so nothing the agent put there (a reward file, a conftest.py) counts.
  * A reward file missing, empty or unparseable is a VerifierError naming the file (never reward 0);
  * so is a timeout of test.sh with no reward written. A malformed task is an Error naming the task
  * and the field; the sandbox is released before any error leaves openTaskEnvironment.
@@ -99,7 +99,9 @@ export async function openTaskEnvironment(
       ? harborSetup(task, options.spec)
       : plainSetup(task, options.spec);
   options.signal?.throwIfAborted();
-  const sandbox = await sandboxes.acquire(prepared.spec);
+  const sandbox = await sandboxes.acquire(prepared.spec).catch((err: Error) => {
+    throw new Error(`task ${task.id}: ${err.message}`, { cause: err });
+  });
   let released = false;
   const release = async () => {
     if (released) return;
@@ -191,13 +193,17 @@ async function verifyHarbor(
   signal?: AbortSignal,
 ): Promise<VerifierResult> {
   const started = performance.now();
-  // A fresh /logs/verifier: what the agent left there is not the verifier's output.
-  const logs = `${sandbox.workdir}/logs/verifier`;
-  const clear = await sandbox.exec(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", logs], {
-    signal,
-  });
+  // A fresh /tests and /logs/verifier: what the agent left there (a planted conftest.py, a reward
+  // file) is not the verifier's.
+  const fresh = [`${sandbox.workdir}/tests`, `${sandbox.workdir}/logs/verifier`];
+  const clear = await sandbox.exec(
+    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@"', "sh", ...fresh],
+    { signal },
+  );
   if (clear.exitCode !== 0)
-    throw new VerifierError(`${harbor.dir}: cannot empty /logs/verifier: ${clear.stderr.trim()}`);
+    throw new VerifierError(
+      `${harbor.dir}: cannot empty /tests and /logs/verifier: ${clear.stderr.trim()}`,
+    );
   await sandbox.upload(
     harbor.tests.map((f) => ({
       path: `tests/${f.path}`,

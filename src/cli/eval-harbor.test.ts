@@ -7,7 +7,7 @@
  * runs no verifier and for a bad task dir.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -165,6 +165,21 @@ describe("rllm eval harbor:DIR", () => {
     assert.match(
       String(episodes[0]!.error),
       /evaluator failed: task sum-numbers: .* returned no verifier result \(episode info.verifier\)/,
+    );
+  });
+
+  test("a verifier that writes no reward: the tool agent reports it, the episode is an error naming the file", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "rllm-harbor-broken-")), "broken");
+    cpSync(join(FIXTURES, "write-script"), dir, { recursive: true });
+    writeFileSync(join(dir, "tests", "test.sh"), "echo forgot the reward\n");
+    lazy = true;
+    const { episodes } = await run({}, `harbor:${dir}`);
+    assert.equal(episodes.length, 1);
+    assert.match(String(episodes[0]!.info!.verifierError), /the verifier wrote no reward/);
+    assert.equal(episodes[0]!.terminationReason, "error");
+    assert.match(
+      String(episodes[0]!.error),
+      /evaluator failed: task broken: the verifier gave no reward: .*broken: the verifier wrote no reward: neither \/logs\/verifier\/reward.json nor \/logs\/verifier\/reward.txt exists .*forgot the reward/s,
     );
   });
 
