@@ -4,10 +4,12 @@
  * a model that uses the calculator: its first answer to a task is a calculator call, its second
  * reads the tool's result from the conversation and answers `\boxed{<that result>}`. So the reward
  * is 1 only when the framework ran the tool and handed its result back: on even rows the scripted
- * expression evaluates to the right answer, on odd rows to the answer + 1 (reward 0).
+ * expression evaluates to the right answer; on row 1 to the answer + 1, and on row 3 it is not
+ * arithmetic (`**`), so the tool's text is the calculator's error, which the framework hands back
+ * as it would a result (reward 0 both).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -25,10 +27,11 @@ import {
   startFakeUpstream,
 } from "../src/testing/fake-upstream.js";
 import type { ChatMessage, Episode, Step } from "../src/types/index.js";
-import { evaluateArithmetic } from "./calculator.js";
+import { calculator } from "./calculator.js";
 
 const DATA = new URL("../src/benchmarks/fixtures/data/", import.meta.url).pathname;
-process.env.RLLM_HOME = mkdtempSync(join(tmpdir(), "rllm-home-"));
+const dir = mkdtempSync(join(tmpdir(), "rllm-examples-"));
+process.env.RLLM_HOME = join(dir, "home");
 const TASKS = 4;
 
 /** Each example, and the gateway API its framework calls by default. */
@@ -42,9 +45,9 @@ const EXAMPLES = [
 const text = (m: ChatMessage): string =>
   typeof m.content === "string" ? m.content : JSON.stringify(m.content);
 
-/** The scripted expression of row `row` (answer `a`): right on even rows, off by one on odd ones. */
+/** The scripted expression of row `row` (answer `a`): right, off by one, right, malformed. */
 const expressionFor = (row: number, a: number): string =>
-  row % 2 === 0 ? `2 * (${a} - 5) - ${a} + 10` : `(${a} + 1) * 3 / 3`;
+  row === 3 ? `${a} ** 1` : row % 2 === 0 ? `2 * (${a} - 5) - ${a} + 10` : `(${a} + 1) * 3 / 3`;
 
 describe("framework examples under rllm eval", () => {
   let up: FakeUpstream;
@@ -57,7 +60,10 @@ describe("framework examples under rllm eval", () => {
     }));
     up = await startFakeUpstream({ kind: "vllm", respond: script });
   });
-  after(() => up.close());
+  after(async () => {
+    await up.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   /** The scripted model: a calculator call, then the boxed tool result. */
   function script(req: FakeRequestInfo) {
@@ -91,7 +97,7 @@ describe("framework examples under rllm eval", () => {
 
   for (const example of EXAMPLES) {
     test(`${example.name}: two LLM calls per task, the tool's result in the second, rewards 1/0`, async () => {
-      const output = mkdtempSync(join(tmpdir(), `rllm-example-${example.name}-`));
+      const output = join(dir, example.name);
       const seen = up.requests.length;
       const config = loadConfig({
         env: {},
@@ -127,12 +133,15 @@ describe("framework examples under rllm eval", () => {
           ) as Episode;
           const row = Number(episode.taskId.split("/").at(-1));
           const expression = expressionFor(row, answers[row]!.answer);
-          const value = String(evaluateArithmetic(expression));
+          const value = calculator(expression);
+          assert.equal(value.startsWith("error: "), row === 3);
           assert.equal(episode.trajectories.length, 1);
           const [call, answer, ...rest] = episode.trajectories[0]!.steps;
           assert.equal(rest.length, 0, `${file}: exactly two steps`);
 
-          // 1: the model calls the calculator; the framework sent the tool's schema.
+          // 1: the framework offered the calculator; the model calls it.
+          const offered = JSON.stringify(store.getTrace(call!.traceId!)?.trace.request.tools);
+          assert.match(offered, /"calculator".*"expression"/);
           const toolCall = call!.response?.toolCalls?.[0];
           assert.equal(toolCall?.function.name, "calculator");
           assert.deepEqual(JSON.parse(toolCall.function.arguments), { expression });
