@@ -116,6 +116,7 @@ describe("the Harbor fixtures", () => {
         },
       });
       assert.deepEqual(env.links, specs[0]!.links);
+      assert.equal(env.timeoutSec, 300); // [agent].timeout_sec
       const r = await env.sandbox.exec(["sh", "-c", 'cd /app && ls && echo "$EXTRA"']);
       assert.equal(r.stdout, "calc.py\ntest_calc.py\n1\n");
     } finally {
@@ -211,6 +212,7 @@ describe("plain tasks and malformed ones", () => {
       assert.equal(env.instruction, "what is in a.txt?");
       assert.equal(env.verify, undefined);
       assert.deepEqual(env.links, {});
+      assert.equal(env.timeoutSec, undefined);
       assert.equal(new TextDecoder().decode(await env.sandbox.download("d/a.txt")), "42");
     } finally {
       await env.release();

@@ -49,6 +49,8 @@ export interface TaskEnvironment {
   readonly instruction: string;
   /** The sandbox's links (absolute path → work dir path), so tools can map a model's path. */
   readonly links: Readonly<Record<string, string>>;
+  /** Seconds the task gives the agent (Harbor: [agent].timeout_sec), when it sets them. */
+  readonly timeoutSec?: number;
   /** Runs the task's verifier in this sandbox after the agent (Harbor: tests/test.sh); absent when the task has none. */
   verify?(signal?: AbortSignal): Promise<VerifierResult>;
   release(): Promise<void>;
@@ -125,6 +127,7 @@ export async function openTaskEnvironment(
     cwd: harbor ? harbor.workdir : sandbox.workdir,
     instruction: prepared.instruction,
     links: prepared.spec?.links ?? {},
+    ...(harbor?.agentTimeoutSec !== undefined ? { timeoutSec: harbor.agentTimeoutSec } : {}),
     ...(harbor ? { verify: (signal?: AbortSignal) => verifyHarbor(sandbox, harbor, signal) } : {}),
     release,
   };

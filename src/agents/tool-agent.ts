@@ -25,8 +25,9 @@
  *                                 OpenAI Agents SDK and the AI SDK's loops)
  *   max_turns_exceeded            `maxTurns` LLM calls and no submit
  *   max_response_length_exceeded  the completion tokens of all calls reached `maxCompletionTokens`
- *   timeout                       `maxSeconds` of wall time passed (a running call or command is
- *                                 aborted)
+ *   timeout                       `maxSeconds` of wall time passed, or the task environment's
+ *                                 shorter timeoutSec (Harbor's [agent].timeout_sec); a running
+ *                                 call or command is aborted
  *   error                         the model call was refused (4xx), the task is malformed, or
  *                                 the sandbox could not be had or ended; `info.error` says what
  * A 5xx or a lost connection is thrown instead (AgentHttpError / the fetch error): the engine
@@ -134,12 +135,15 @@ async function episode(
     sandboxSeconds: 0,
   };
   const steps: StepInput[] = [];
-  // The episode's own deadline: aborts a running call or command when maxSeconds is up.
+  // The episode's own deadline: aborts a running call or command when maxSeconds is up (or the
+  // task's own agent timeout, when it sets a shorter one).
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error(`the episode ran past ${s.maxSeconds} s`)),
-    s.maxSeconds * 1000,
-  );
+  const expire = (seconds: number) =>
+    setTimeout(
+      () => deadline.abort(new Error(`the episode ran past ${seconds} s`)),
+      Math.max(0, seconds * 1000 - (performance.now() - started)),
+    );
+  let timer = expire(s.maxSeconds);
   const signal = AbortSignal.any([config.signal, deadline.signal]);
   let env: TaskEnvironment | undefined;
   let ending: Ending;
@@ -147,6 +151,10 @@ async function episode(
   try {
     try {
       env = await openTaskEnvironment(task, { sandboxes, signal });
+      if (env.timeoutSec !== undefined && env.timeoutSec < s.maxSeconds) {
+        clearTimeout(timer);
+        timer = expire(env.timeoutSec);
+      }
       const ctx: ToolContext = {
         sandbox: env.sandbox,
         signal,

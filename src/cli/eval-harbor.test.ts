@@ -68,6 +68,7 @@ let lazy = false;
 function respond(req: FakeRequestInfo): FakeCompletion | string {
   const messages = req.messages ?? [];
   const user = String(messages.find((m) => m.role === "user")?.content ?? "");
+  if (user.includes("SLOW")) return call("bash", { command: "sleep 20" });
   if (lazy) return call("submit", { answer: "no" });
   const script = SOLVE.find(([re]) => re.test(user))?.[1];
   if (!script) return `no script for ${user}`;
@@ -181,6 +182,19 @@ describe("rllm eval harbor:DIR", () => {
       String(episodes[0]!.error),
       /evaluator failed: task broken: the verifier gave no reward: .*broken: the verifier wrote no reward: neither \/logs\/verifier\/reward.json nor \/logs\/verifier\/reward.txt exists .*forgot the reward/s,
     );
+  });
+
+  test("the task's [agent].timeout_sec stops the agent; the verifier still runs", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "rllm-harbor-slow-")), "slow");
+    cpSync(join(FIXTURES, "write-script"), dir, { recursive: true });
+    writeFileSync(join(dir, "task.toml"), "[agent]\ntimeout_sec = 1.5\n");
+    writeFileSync(join(dir, "instruction.md"), "SLOW: take your time\n");
+    const started = performance.now();
+    const { episodes } = await run({}, `harbor:${dir}`);
+    assert.ok(performance.now() - started < 15_000, "stopped well before the command's 20 s");
+    assert.equal(episodes[0]!.terminationReason, "timeout");
+    assert.equal(episodes[0]!.reward, 0);
+    assert.equal((episodes[0]!.info!.verifier as { reward: number }).reward, 0);
   });
 
   test("a bad dir is an error naming it before anything runs", async () => {
