@@ -10,8 +10,17 @@
  *     rllm/gateway     the gateway and its store (./public/gateway.ts)
  */
 
-// The built-in tool-calling agent: bash, files and submit in the task's sandbox.
-export { type ToolAgentOptions, ToolAgentOptionsSchema, toolAgent } from "./agents/index.js";
+// The built-in tool-calling agent: bash, files and submit in the task's sandbox; the task
+// environment every agent that acts opens (a Harbor task's sandbox and verifier).
+export {
+  openTaskEnvironment,
+  type TaskEnvironment,
+  type ToolAgentOptions,
+  ToolAgentOptionsSchema,
+  toolAgent,
+  VerifierError,
+  type VerifierResult,
+} from "./agents/index.js";
 // The embedded local backend (a small transformer trained on the CPU, in worker threads).
 export { LocalBackend } from "./backends/local/backend.js";
 // The local model's chat format, for runSft's renderer.
@@ -34,12 +43,15 @@ export {
   defaultRollout,
   generateCountdown,
   getBenchmark,
+  HarborTaskError,
   HubDownloadError,
   type LoadBenchmarkOptions,
   listBenchmarks,
   loadBenchmark,
+  loadHarborTasks,
   loadRows,
   type Row,
+  verifierEvaluator,
 } from "./benchmarks/index.js";
 // The one config: defaults ← file ← environment ← flags.
 export {
