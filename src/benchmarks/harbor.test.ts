@@ -219,6 +219,15 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       /names only its prebuilt image org\/img:1 \(\[environment\].docker_image\): it needs a container runtime/,
     ],
     [
+      "a docker-compose environment",
+      () =>
+        taskDir({
+          "environment/Dockerfile": null,
+          "environment/docker-compose.yaml": "services:\n  main:\n    build: .\n",
+        }),
+      /the environment is environment\/docker-compose.yaml: a docker-compose environment needs a container runtime/,
+    ],
+    [
       "a RUN line",
       () => taskDir(dockerfile("WORKDIR /app", "RUN apt-get install -y jq")),
       /Dockerfile:3: RUN apt-get install -y jq: this task needs a container runtime/,
