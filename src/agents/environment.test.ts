@@ -10,8 +10,10 @@ import { after, before, describe, it } from "node:test";
 import { loadHarborTasks } from "../benchmarks/harbor.js";
 import { BwrapBackend } from "../sandbox/bwrap.js";
 import { BwrapSandboxConfigSchema } from "../sandbox/config.js";
+import { DOCKER_CAPABILITIES } from "../sandbox/docker/config.js";
 import { SandboxPool } from "../sandbox/pool.js";
 import type { SandboxSource } from "../sandbox/shared.js";
+import { resolveSpec } from "../sandbox/spec.js";
 import type { Sandbox, SandboxSpec } from "../sandbox/types.js";
 import type { HarborTask, Task } from "../types/index.js";
 import { openTaskEnvironment, VerifierError } from "./environment.js";
@@ -245,6 +247,20 @@ describe("plain tasks and malformed ones", () => {
       await assert.rejects(openTaskEnvironment(task, { sandboxes }), message);
       assert.equal(out.size, 0);
     }
+  });
+
+  it("on a backend without links (docker) a Harbor task is refused naming the backend and the fix", async () => {
+    const docker: SandboxSource = {
+      async acquire(spec) {
+        resolveSpec("docker", DOCKER_CAPABILITIES, spec);
+        throw new Error("unreachable: the spec was refused above");
+      },
+      async release() {},
+    };
+    await assert.rejects(
+      openTaskEnvironment(harborTask("true"), { sandboxes: docker }),
+      /^Error: task t: the docker sandbox backend cannot make path links \(asked for \/app, .*\); use the bwrap backend$/,
+    );
   });
 
   it("an aborted signal stops it; nothing stays acquired", async () => {
