@@ -24,8 +24,8 @@
  *   [verifier].env under [verifier].timeout_sec, its exit code ignored; then the reward from
  *   /logs/verifier/reward.json (an object; its numeric, non-boolean values are the rewards; without
  *   a `reward` key, reward.txt supplies it when present) else reward.txt (one number). The reward
- *   is `reward`, or the only value. Before the tests run, /logs/verifier is emptied, so a reward
- *   file the agent wrote does not count.
+ *   is `reward`, or the only value. Before the tests go in, /tests and /logs/verifier are emptied,
+ *   so nothing the agent put there (a reward file, a conftest.py) counts.
  * A reward file missing, empty or unparseable is a VerifierError naming the file (never reward 0);
  * so is a timeout of test.sh with no reward written. A malformed task is an Error naming the task
  * and the field; the sandbox is released before any error leaves openTaskEnvironment.
@@ -49,6 +49,8 @@ export interface TaskEnvironment {
   readonly instruction: string;
   /** The sandbox's links (absolute path → work dir path), so tools can map a model's path. */
   readonly links: Readonly<Record<string, string>>;
+  /** Seconds the task gives the agent (Harbor: [agent].timeout_sec), when it sets them. */
+  readonly timeoutSec?: number;
   /** Runs the task's verifier in this sandbox after the agent (Harbor: tests/test.sh); absent when the task has none. */
   verify?(signal?: AbortSignal): Promise<VerifierResult>;
   release(): Promise<void>;
@@ -99,7 +101,9 @@ export async function openTaskEnvironment(
       ? harborSetup(task, options.spec)
       : plainSetup(task, options.spec);
   options.signal?.throwIfAborted();
-  const sandbox = await sandboxes.acquire(prepared.spec);
+  const sandbox = await sandboxes.acquire(prepared.spec).catch((err: Error) => {
+    throw new Error(`task ${task.id}: ${err.message}`, { cause: err });
+  });
   let released = false;
   const release = async () => {
     if (released) return;
@@ -123,6 +127,7 @@ export async function openTaskEnvironment(
     cwd: harbor ? harbor.workdir : sandbox.workdir,
     instruction: prepared.instruction,
     links: prepared.spec?.links ?? {},
+    ...(harbor?.agentTimeoutSec !== undefined ? { timeoutSec: harbor.agentTimeoutSec } : {}),
     ...(harbor ? { verify: (signal?: AbortSignal) => verifyHarbor(sandbox, harbor, signal) } : {}),
     release,
   };
@@ -191,13 +196,17 @@ async function verifyHarbor(
   signal?: AbortSignal,
 ): Promise<VerifierResult> {
   const started = performance.now();
-  // A fresh /logs/verifier: what the agent left there is not the verifier's output.
-  const logs = `${sandbox.workdir}/logs/verifier`;
-  const clear = await sandbox.exec(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", logs], {
-    signal,
-  });
+  // A fresh /tests and /logs/verifier: what the agent left there (a planted conftest.py, a reward
+  // file) is not the verifier's.
+  const fresh = [`${sandbox.workdir}/tests`, `${sandbox.workdir}/logs/verifier`];
+  const clear = await sandbox.exec(
+    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@"', "sh", ...fresh],
+    { signal },
+  );
   if (clear.exitCode !== 0)
-    throw new VerifierError(`${harbor.dir}: cannot empty /logs/verifier: ${clear.stderr.trim()}`);
+    throw new VerifierError(
+      `${harbor.dir}: cannot empty /tests and /logs/verifier: ${clear.stderr.trim()}`,
+    );
   await sandbox.upload(
     harbor.tests.map((f) => ({
       path: `tests/${f.path}`,

@@ -1,4 +1,13 @@
 export {
+  harborLinks,
+  type OpenTaskEnvironmentOptions,
+  openTaskEnvironment,
+  type TaskEnvironment,
+  VERIFIER_OUTPUT_CHARS,
+  VerifierError,
+  type VerifierResult,
+} from "./environment.js";
+export {
   type HarnessAgentOptions,
   HarnessAgentOptionsSchema,
   harnessAgent,

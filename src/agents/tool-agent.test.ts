@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { broadcastAdvantage, buildDatums } from "../algorithms/datums.js";
 import { InProcessGateway, runRollouts } from "../engine/index.js";
 import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
 import { SandboxError } from "../sandbox/types.js";
@@ -147,9 +148,33 @@ describe("the tool agent", () => {
     assert.equal(counters(ep).failedToolCalls, 1, "a missing file");
     assert.ok((counters(ep).sandboxSeconds as number) > 0);
     assert.ok((counters(ep).completionTokens as number) > 0);
+    // the counters in the episode's metrics too (the engine's own turns and tokens beside them)
+    assert.equal(ep.metrics?.toolCalls, 6);
+    assert.equal(ep.metrics?.invalidToolCalls, 2);
+    assert.equal(ep.metrics?.turns, 3);
+    assert.ok((ep.metrics?.sandboxSeconds ?? 0) > 0);
 
     // one step per LLM call, joined to its trace; tool answers in the later prompts
     const steps = ep.trajectories[0]!.steps;
+    // token-exact: each prompt is the previous prompt + its sampled ids + the new messages
+    for (let k = 1; k < steps.length; k++) {
+      const turn = [...steps[k - 1]!.promptIds, ...steps[k - 1]!.completionIds];
+      assert.deepEqual(steps[k]!.promptIds.slice(0, turn.length), turn, `step ${k}`);
+      assert.equal(steps[k]!.info?.prefixBreak, undefined);
+    }
+    assert.equal(ep.metrics?.prefixBreaks, 0);
+    // so the episode trains as one row: every sampled token masked in, nothing re-tokenized
+    const { datums, stats } = buildDatums([
+      { groupId: "g", steps, advantages: broadcastAdvantage(steps, 1) },
+    ]);
+    assert.equal(datums.length, 1);
+    assert.equal(stats.prefixBreaks, 0);
+    const sampled = steps.reduce((n, st) => n + st.completionIds.length, 0);
+    assert.equal(
+      datums[0]!.lossMask.reduce((a: number, b) => a + b, 0),
+      sampled,
+    );
+    assert.deepEqual(datums[0]!.tokens, [...steps[2]!.promptIds, ...steps[2]!.completionIds]);
     assert.equal(steps.length, 3);
     assert.equal(new Set(steps.map((s) => s.traceId)).size, 3);
     assert.ok(
@@ -262,6 +287,24 @@ describe("the tool agent", () => {
     assert.deepEqual([sandboxes.acquired, sandboxes.released], [1, 1]);
   });
 
+  test("a refusal saying the prompt is over the context length ends it as max_prompt_length_exceeded", async () => {
+    up.faults.push({
+      kind: "status",
+      status: 400,
+      body: {
+        error: {
+          message:
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+        },
+      },
+    });
+    const { episodes } = await run([task("t-long", "forever")], {});
+    const ep = episodes[0]!;
+    assert.equal(ep.terminationReason, "max_prompt_length_exceeded");
+    assert.equal(ep.infraFailed, false);
+    assert.match(String(ep.info?.error), /maximum context length/);
+  });
+
   test("errors: a refused model call, a sandbox that cannot be had, a task without instruction", async () => {
     up.faults.push({ kind: "status", status: 400, body: { error: { message: "bad request" } } });
     let { episodes, sandboxes } = await run([task("t7", "forever")], {});
@@ -284,7 +327,7 @@ describe("the tool agent", () => {
     });
     ep = r.episodes[0]!;
     assert.equal(ep.terminationReason, "error");
-    assert.equal(ep.info?.error, "no sandbox for you");
+    assert.equal(ep.info?.error, "task t8: no sandbox for you"); // named by the task environment
     assert.equal(ep.trajectories[0]!.steps.length, 0);
 
     // a sandbox that ends under the agent: the command cannot run, the episode cannot go on

@@ -25,24 +25,36 @@
  *                                 OpenAI Agents SDK and the AI SDK's loops)
  *   max_turns_exceeded            `maxTurns` LLM calls and no submit
  *   max_response_length_exceeded  the completion tokens of all calls reached `maxCompletionTokens`
- *   timeout                       `maxSeconds` of wall time passed (a running call or command is
- *                                 aborted)
+ *   timeout                       `maxSeconds` of wall time passed, or the task environment's
+ *                                 shorter timeoutSec (Harbor's [agent].timeout_sec); a running
+ *                                 call or command is aborted
  *   error                         the model call was refused (4xx), the task is malformed, or
  *                                 the sandbox could not be had or ended; `info.error` says what
  * A 5xx or a lost connection is thrown instead (AgentHttpError / the fetch error): the engine
  * counts it as an infrastructure failure and retries, never as the model's error. An abort of the
  * engine's signal (its own timeout, a hard cancel) is thrown too; the engine records it.
  *
+ * A refusal saying the prompt no longer fits the model's context ends it as
+ * max_prompt_length_exceeded (sdk's isPromptTooLong, the engine's rule too).
+ *
  * Steps: each LLM call is one Step carrying only the trace id the gateway returned
  * (`x-rllm-trace-id`) and `info` (the tools it called); the engine fills the messages, token ids
- * and logprobs from the trace (engine/episode.ts joins by id). Counters go to `info.toolAgent`:
- * turns, toolCalls, invalidToolCalls, failedToolCalls, completionTokens, sandboxSeconds.
+ * and logprobs from the trace (engine/episode.ts joins by id) and marks a step whose prompt does
+ * not extend the previous turn's tokens. Counters go to `info.toolAgent` (turns, toolCalls,
+ * invalidToolCalls, failedToolCalls, completionTokens, sandboxSeconds) and, but for the tokens the
+ * engine counts itself, to the episode's metrics.
  */
 import { request } from "undici";
 import { z } from "zod";
 import type { SandboxSource } from "../sandbox/shared.js";
 import { sharedSandboxes } from "../sandbox/shared.js";
-import { AgentHttpError, type Rollout, type RolloutConfig, rollout } from "../sdk/index.js";
+import {
+  AgentHttpError,
+  isPromptTooLong,
+  type Rollout,
+  type RolloutConfig,
+  rollout,
+} from "../sdk/index.js";
 import type { ChatMessage, StepInput, Task, TerminationReason, ToolCall } from "../types/index.js";
 import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "./environment.js";
 import { runToolCall, type ToolContext, toolSpecs } from "./tools.js";
@@ -123,12 +135,15 @@ async function episode(
     sandboxSeconds: 0,
   };
   const steps: StepInput[] = [];
-  // The episode's own deadline: aborts a running call or command when maxSeconds is up.
+  // The episode's own deadline: aborts a running call or command when maxSeconds is up (or the
+  // task's own agent timeout, when it sets a shorter one).
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error(`the episode ran past ${s.maxSeconds} s`)),
-    s.maxSeconds * 1000,
-  );
+  const expire = (seconds: number) =>
+    setTimeout(
+      () => deadline.abort(new Error(`the episode ran past ${seconds} s`)),
+      Math.max(0, seconds * 1000 - (performance.now() - started)),
+    );
+  let timer = expire(s.maxSeconds);
   const signal = AbortSignal.any([config.signal, deadline.signal]);
   let env: TaskEnvironment | undefined;
   let ending: Ending;
@@ -136,6 +151,10 @@ async function episode(
   try {
     try {
       env = await openTaskEnvironment(task, { sandboxes, signal });
+      if (env.timeoutSec !== undefined && env.timeoutSec < s.maxSeconds) {
+        clearTimeout(timer);
+        timer = expire(env.timeoutSec);
+      }
       const ctx: ToolContext = {
         sandbox: env.sandbox,
         signal,
@@ -157,9 +176,11 @@ async function episode(
   } finally {
     await env?.release();
   }
+  const { completionTokens: _, ...agentCounters } = counters; // the engine counts tokens itself
   return {
     trajectories: [{ name: s.name, steps }],
     terminationReason: ending.reason,
+    metrics: agentCounters,
     info: {
       ...(ending.answer !== undefined ? { answer: ending.answer } : {}),
       ...(ending.error !== undefined ? { error: ending.error } : {}),
@@ -192,7 +213,11 @@ function endingOf(err: unknown, config: RolloutConfig, deadline: AbortSignal): E
   if (config.signal.aborted) throw err; // the engine's timeout or cancel: it records it
   if (deadline.aborted) return { reason: "timeout", endedBy: "max_seconds" };
   if (err instanceof AgentHttpError && err.status < 500)
-    return { reason: "error", endedBy: "error", error: err.message };
+    return {
+      reason: isPromptTooLong(err.message) ? "max_prompt_length_exceeded" : "error",
+      endedBy: "error",
+      error: err.message,
+    };
   if (err instanceof AgentHttpError || isConnectionError(err)) throw err;
   return {
     reason: "error",

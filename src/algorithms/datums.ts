@@ -30,7 +30,7 @@
  *   conditioned on, so that step's row is dropped (counted, with the sampled tokens lost) — or,
  *   with `onPromptOverflow: "error"`, it is an error.
  */
-import type { Datum, Step } from "../types/index.js";
+import { type Datum, hasPrefix, type Step } from "../types/index.js";
 
 export interface DatumOptions {
   /** Longest prompt part of a row, in tokens (no limit by default). */
@@ -104,12 +104,8 @@ export function emptyDatumStats(): DatumStats {
   };
 }
 
-/** Whether `seq` begins with `prefix`, element by element. */
-export function hasPrefix(seq: readonly number[], prefix: readonly number[]): boolean {
-  if (prefix.length > seq.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (seq[i] !== prefix[i]) return false;
-  return true;
-}
+/** Whether `seq` begins with `prefix` (types/tokens.ts, shared with the engine's per-step check). */
+export { hasPrefix };
 
 /** The same advantage on every completion token of every step (outcome reward, "broadcast"). */
 export function broadcastAdvantage(steps: readonly Step[], advantage: number): number[][] {

@@ -139,12 +139,7 @@ export function readHarborTask(dir: string, dataSource: string, index: number): 
       `${join(dir, "task.toml")}: [environment].gpus = ${env.gpus}, but rllm's sandboxes have no GPU; this task cannot run here`,
     );
   const dockerfile = join(dir, "environment", "Dockerfile");
-  if (!existsSync(dockerfile))
-    throw new HarborTaskError(
-      env.docker_image
-        ? `${dockerfile} is missing and the task names only its prebuilt image ${env.docker_image} ([environment].docker_image): it needs a container runtime, and rllm runs Harbor tasks in the bwrap sandbox from their Dockerfile; add environment/Dockerfile`
-        : `${dockerfile} is missing: a Harbor task's environment/ needs a Dockerfile (FROM, WORKDIR, COPY, ENV)`,
-    );
+  if (!existsSync(dockerfile)) throw new HarborTaskError(noDockerfile(dir, env.docker_image));
   const image = readDockerfile(dockerfile, join(dir, "environment"));
   const harbor: HarborTask = {
     dir,
@@ -165,6 +160,19 @@ export function readHarborTask(dir: string, dataSource: string, index: number): 
     },
   };
   return { id: basename(dir), dataSource, index, data: { instruction, harbor } };
+}
+
+/** Why a task without environment/Dockerfile cannot run here, and what to do. */
+function noDockerfile(dir: string, image: string | undefined): string {
+  const dockerfile = join(dir, "environment", "Dockerfile");
+  const compose = ["docker-compose.yaml", "docker-compose.yml"].find((f) =>
+    existsSync(join(dir, "environment", f)),
+  );
+  if (compose)
+    return `${dockerfile} is missing and the environment is environment/${compose}: a docker-compose environment needs a container runtime, and rllm runs Harbor tasks in the bwrap sandbox from a Dockerfile`;
+  if (image)
+    return `${dockerfile} is missing and the task names only its prebuilt image ${image} ([environment].docker_image): it needs a container runtime, and rllm runs Harbor tasks in the bwrap sandbox from their Dockerfile; add environment/Dockerfile`;
+  return `${dockerfile} is missing: a Harbor task's environment/ needs a Dockerfile (FROM, WORKDIR, COPY, ENV)`;
 }
 
 function readRequired(path: string, what: string): string {

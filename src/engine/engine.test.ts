@@ -49,6 +49,54 @@ describe("the rollout engine", () => {
     await up.close();
   });
 
+  test("multi-turn: a turn sent with the model's reply rewritten is a prefix break, counted per episode and run", async () => {
+    const twoTurns = (rewrite: boolean) =>
+      rollout(async (task, config) => {
+        const client = new OpenAI({
+          baseURL: config.baseURL,
+          apiKey: config.apiKey,
+          maxRetries: 0,
+        });
+        const user = { role: "user" as const, content: String(task.data.question) };
+        const first = await client.chat.completions.create({
+          model: config.model,
+          messages: [user],
+        });
+        const reply = first.choices[0]!.message.content ?? "";
+        await client.chat.completions.create({
+          model: config.model,
+          messages: [
+            user,
+            { role: "assistant", content: rewrite ? reply.toUpperCase() : reply },
+            { role: "user", content: "again" },
+          ],
+        });
+      });
+    const kept = await runRollouts([tasks[0]!], {
+      gateway: gw,
+      rollout: twoTurns(false),
+      model: "m",
+    });
+    const keptSteps = kept.episodes[0]!.trajectories[0]!.steps;
+    assert.equal(keptSteps.length, 2);
+    assert.equal(keptSteps[1]!.info?.prefixBreak, undefined);
+    assert.equal(kept.episodes[0]!.metrics?.prefixBreaks, 0);
+    assert.equal(kept.metrics.prefixBreaks, 0);
+
+    const rewritten = await runRollouts(tasks.slice(0, 2), {
+      gateway: gw,
+      rollout: twoTurns(true),
+      model: "m",
+    });
+    for (const e of rewritten.episodes) {
+      const mark = e.trajectories[0]!.steps[1]!.info?.prefixBreak as { at: number; reason: string };
+      assert.match(mark.reason, /differ from step 0's prompt \+ completion at token \d+/);
+      assert.ok(mark.at >= e.trajectories[0]!.steps[0]!.promptIds.length, "inside the reply");
+      assert.equal(e.metrics?.prefixBreaks, 1);
+    }
+    assert.equal(rewritten.metrics.prefixBreaks, 2);
+  });
+
   test("tasks × group size through an openai-client agent: episodes from traces, scored, timed", async () => {
     const r = await runRollouts(tasks, {
       gateway: gw,

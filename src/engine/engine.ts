@@ -77,6 +77,8 @@ export interface EngineMetrics {
   rolloutsPerSecond: number;
   meanTimings: { setupMs: number; agentMs: number; tracesMs: number; evaluatorMs: number };
   tokens: { prompt: number; completion: number };
+  /** Steps whose prompt did not extend the previous turn's tokens (episode.ts marks them). */
+  prefixBreaks: number;
 }
 
 export interface EngineResult {
@@ -138,6 +140,7 @@ export async function runRollouts(tasks: Task[], options: EngineOptions): Promis
     rolloutsPerSecond: 0,
     meanTimings: { setupMs: 0, agentMs: 0, tracesMs: 0, evaluatorMs: 0 },
     tokens: { prompt: 0, completion: 0 },
+    prefixBreaks: 0,
   };
   let rewardSum = 0;
   let rewardN = 0;
@@ -165,6 +168,7 @@ export async function runRollouts(tasks: Task[], options: EngineOptions): Promis
       }
       metrics.tokens.prompt += m.promptTokens ?? 0;
       metrics.tokens.completion += m.completionTokens ?? 0;
+      metrics.prefixBreaks += m.prefixBreaks ?? 0;
       options.progress?.update({
         done: metrics.completed,
         meanReward: rewardN ? rewardSum / rewardN : null,
@@ -244,9 +248,12 @@ async function attemptOnce(
     metrics: {},
   };
   const timings = { setupMs: 0, agentMs: 0, tracesMs: 0, evaluatorMs: 0 };
+  // The agent's own counters; the engine's keys win over a counter of the same name.
+  let agentMetrics: Record<string, number> = {};
   const finish = (patch: Partial<Episode>): Episode => {
     const ep: Episode = { ...episode, ...patch };
     ep.metrics = {
+      ...agentMetrics,
       ...timings,
       ...tokenCounts(ep.trajectories),
       ...(retry ? { retries: retry } : {}),
@@ -357,6 +364,7 @@ async function attemptOnce(
     return finish({ terminationReason: "error", error: err.message, reward: 0, isCorrect: false });
   }
   const extra = result?.kind === "trajectories" ? result : undefined;
+  agentMetrics = extra?.metrics ?? {};
   const ended: Partial<Episode> = {
     trajectories,
     terminationReason: timedOut

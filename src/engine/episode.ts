@@ -2,11 +2,24 @@
  * From what a rollout left behind — the gateway's traces of its session and, optionally, the
  * agent's own trajectories — to an Episode. Steps are joined to traces by trace id, never by
  * position: a step the agent reports carries the trace id the gateway returned in its response
- * header. A rollout that returns one trajectory without steps (and its info) gets every call of
- * the session as its steps, as a rollout that returns nothing does.
+ * header. A rollout that returns one trajectory without steps (and its info: a CLI harness) gets
+ * every call of the session as its steps, as a rollout that returns nothing does.
+ *
+ * Token-exactness (types/tokens.ts): a step whose prompt ids do not begin with the previous step's
+ * prompt + completion ids (the model's own tokens re-tokenized, a history the agent rewrote, a
+ * template that drops earlier reasoning) is marked `info.prefixBreak = {at, reason}` and counted
+ * in the episode's metrics as `prefixBreaks`; training then starts a new row there (datums.ts).
+ * The reason is the gateway's, when it rendered the prompt itself (token-in/token-out: its
+ * promptNote says why it could not extend), else where the ids first differ.
  */
-import type { NormalizedResult } from "../sdk/index.js";
-import type { Step, TerminationReason, TraceRecord, Trajectory } from "../types/index.js";
+import { isPromptTooLong, type NormalizedResult } from "../sdk/index.js";
+import {
+  prefixBreakAt,
+  type Step,
+  type TerminationReason,
+  type TraceRecord,
+  type Trajectory,
+} from "../types/index.js";
 
 /** A step built from a successful trace (choice 0: the one an agent continues with). */
 export function stepFromTrace(t: TraceRecord): Step {
@@ -43,15 +56,24 @@ export function buildTrajectories(
   rolloutName: string,
 ): Trajectory[] {
   const ok = traces.filter((t) => t.status === 200);
-  if (result.kind === "traces") {
-    return [{ name: rolloutName, steps: ok.map(stepFromTrace) }];
-  }
+  const byId = new Map(traces.map((t) => [t.id, t]));
   // One trajectory without steps (a CLI harness: the agent reports info, not its calls): every
   // call of the session is a step.
-  const only = result.trajectories.length === 1 ? result.trajectories[0]! : undefined;
-  if (only && only.steps.length === 0) return [{ ...only, steps: ok.map(stepFromTrace) }];
-  const byId = new Map(traces.map((t) => [t.id, t]));
-  return result.trajectories.map((traj) => ({
+  const only =
+    result.kind === "trajectories" && result.trajectories.length === 1
+      ? result.trajectories[0]!
+      : undefined;
+  const trajectories: Trajectory[] =
+    result.kind === "traces"
+      ? [{ name: rolloutName, steps: ok.map(stepFromTrace) }]
+      : only && only.steps.length === 0
+        ? [{ ...only, steps: ok.map(stepFromTrace) }]
+        : joinSteps(result.trajectories, byId);
+  return trajectories.map((traj) => ({ ...traj, steps: markPrefixBreaks(traj.steps, byId) }));
+}
+
+function joinSteps(trajectories: Trajectory[], byId: Map<string, TraceRecord>): Trajectory[] {
+  return trajectories.map((traj) => ({
     ...traj,
     steps: traj.steps.map((step) => {
       if (!step.traceId) return step;
@@ -78,15 +100,25 @@ export function buildTrajectories(
   }));
 }
 
-const PROMPT_TOO_LONG =
-  /context length|maximum context|too long|max_model_len|prompt is too long|exceeds the model/i;
+/** Each step whose prompt does not extend the previous step's turn, marked (see the header). */
+function markPrefixBreaks(steps: Step[], byId: Map<string, TraceRecord>): Step[] {
+  return steps.map((step, k) => {
+    const at = k === 0 ? null : prefixBreakAt(steps[k - 1]!, step);
+    if (at === null) return step;
+    const note = step.traceId ? byId.get(step.traceId)?.promptNote : undefined;
+    const reason = note?.startsWith("rendered: ")
+      ? `the gateway re-rendered the prompt: ${note.slice("rendered: ".length)}`
+      : `the prompt ids differ from step ${k - 1}'s prompt + completion at token ${at}`;
+    return { ...step, info: { ...step.info, prefixBreak: { at, reason } } };
+  });
+}
 
 /** Why an episode whose agent returned normally ended. */
 export function terminationOf(
   trajectories: Trajectory[],
   traces: TraceRecord[],
 ): TerminationReason {
-  if (traces.some((t) => t.status === 400 && t.error && PROMPT_TOO_LONG.test(t.error))) {
+  if (traces.some((t) => t.status === 400 && t.error && isPromptTooLong(t.error))) {
     return "max_prompt_length_exceeded";
   }
   const last = trajectories.at(-1)?.steps.at(-1);
@@ -103,16 +135,20 @@ export function tokenCounts(trajectories: Trajectory[]): {
   turns: number;
   promptTokens: number;
   completionTokens: number;
+  /** Steps marked `info.prefixBreak` (see the header). */
+  prefixBreaks: number;
 } {
   let turns = 0;
   let promptTokens = 0;
   let completionTokens = 0;
+  let prefixBreaks = 0;
   for (const t of trajectories) {
     for (const s of t.steps) {
       turns++;
       promptTokens += s.promptIds.length;
       completionTokens += s.completionIds.length;
+      if (s.info?.prefixBreak) prefixBreaks++;
     }
   }
-  return { turns, promptTokens, completionTokens };
+  return { turns, promptTokens, completionTokens, prefixBreaks };
 }

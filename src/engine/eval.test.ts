@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Episode } from "../types/index.js";
 import type { EngineMetrics } from "./engine.js";
-import { passAtK, summarize } from "./eval.js";
+import { formatSummary, passAtK, summarize } from "./eval.js";
 
 /** C(n, k) straight from the definition, to check the product form. */
 function choose(n: number, k: number): number {
@@ -27,7 +27,7 @@ test("pass@k is 1 − C(n−c,k)/C(n,k)", () => {
   assert.throws(() => passAtK(2, 1, 3), /needs at least 3 samples/);
 });
 
-const metrics = { rolloutsPerSecond: 1, wallMs: 1, skipped: 0 } as EngineMetrics;
+const metrics = { rolloutsPerSecond: 1, wallMs: 1, skipped: 0, prefixBreaks: 0 } as EngineMetrics;
 const ep = (
   taskId: string,
   attempt: number,
@@ -84,4 +84,28 @@ test("summary: score is mean pass@1 per task; infra failures are excluded and co
     terminationReason: "env_done",
     infraFailed: true,
   });
+});
+
+test("the printed summary counts how items ended, and steps not extending their turn when any", () => {
+  const info = {
+    benchmark: "x",
+    model: "m",
+    agent: "tool",
+    attempts: 1,
+    cancelled: false,
+    config: {},
+    startedAt: new Date(),
+  };
+  const episodes = [
+    ep("a", 0, true),
+    ep("b", 0, false, { terminationReason: "max_turns_exceeded" }),
+    ep("c", 0, false, { terminationReason: "max_turns_exceeded" }),
+  ];
+  const plain = formatSummary(summarize(episodes, { ...info, metrics }));
+  assert.match(plain, /endings\s+max_turns_exceeded 2 · env_done 1\n/);
+  assert.doesNotMatch(plain, /extending/);
+  const broken = formatSummary(
+    summarize(episodes, { ...info, metrics: { ...metrics, prefixBreaks: 3 } }),
+  );
+  assert.match(broken, /steps not extending their turn\s+3\n/);
 });

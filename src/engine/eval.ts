@@ -130,6 +130,15 @@ export function episodeWriter(outputDir: string): (ep: Episode) => void {
 }
 
 /** The summary table printed at the end of an eval run. */
+/** "env_done 8 · max_turns_exceeded 2": how the items ended, most frequent first. */
+function endings(items: EvalItem[]): string {
+  const counts = new Map<string, number>();
+  for (const it of items)
+    counts.set(it.terminationReason, (counts.get(it.terminationReason) ?? 0) + 1);
+  const sorted = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return sorted.map(([reason, n]) => `${reason} ${n}`).join(" · ") || "–";
+}
+
 export function formatSummary(r: EvalResults): string {
   const pct = (x: number | null | undefined) => (x == null ? "–" : `${(x * 100).toFixed(1)}%`);
   const rows: [string, string][] = [
@@ -143,6 +152,10 @@ export function formatSummary(r: EvalResults): string {
     ["correct / scored", `${r.correct} / ${r.total}`],
     ["errors (agent, timeout)", String(r.errors)],
     ["infrastructure failures", String(r.infraFailed)],
+    ["endings", endings(r.items)],
+    ...(r.metrics.prefixBreaks > 0
+      ? [["steps not extending their turn", String(r.metrics.prefixBreaks)] as [string, string]]
+      : []),
     ["rollouts/s", r.metrics.rolloutsPerSecond.toFixed(2)],
     ["wall time", `${(r.metrics.wallMs / 1000).toFixed(1)} s`],
   ];

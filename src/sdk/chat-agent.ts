@@ -31,6 +31,17 @@ export class AgentHttpError extends Error {
   }
 }
 
+/**
+ * Whether a model server's refusal says the prompt did not fit the context (vLLM's "maximum
+ * context length", SGLang's and OpenAI's wordings): the episode then ends as
+ * max_prompt_length_exceeded, not as an error of the agent.
+ */
+export function isPromptTooLong(message: string): boolean {
+  return /context length|maximum context|too long|max_model_len|prompt is too long|exceeds the model/i.test(
+    message,
+  );
+}
+
 export function chatAgent(options: ChatAgentOptions): Rollout {
   return rollout(
     async (task, config) => {

@@ -85,3 +85,20 @@ test("the session is available to code deep inside the agent", async () => {
   assert.equal(currentSession(), undefined);
   assert.equal(r.name, "n");
 });
+
+test("normalizeResult: an episode's metrics are kept when every one is a finite number", () => {
+  const r = normalizeResult({ trajectories: [], metrics: { toolCalls: 3, seconds: 0.5 } }, "a");
+  assert.deepEqual(r.kind === "trajectories" && r.metrics, { toolCalls: 3, seconds: 0.5 });
+  assert.throws(
+    () => normalizeResult({ trajectories: [], metrics: { toolCalls: "3" } }, "a"),
+    /rollout "a" returned metrics\.toolCalls = .*each metric is a finite number/,
+  );
+  assert.throws(
+    () => normalizeResult({ trajectories: [], metrics: { x: Number.NaN } }, "a"),
+    /metrics\.x/,
+  );
+  assert.throws(
+    () => normalizeResult({ trajectories: [], metrics: [1] }, "a"),
+    /metrics is an object of name → number/,
+  );
+});

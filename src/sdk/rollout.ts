@@ -50,6 +50,8 @@ export type NormalizedResult =
       isCorrect?: boolean;
       info?: Record<string, unknown>;
       terminationReason?: EpisodeInput["terminationReason"];
+      /** The agent's own counters (turns, tool calls...), merged into the episode's metrics. */
+      metrics?: Record<string, number>;
     };
 
 const sessionStore = new AsyncLocalStorage<RolloutConfig>();
@@ -108,6 +110,7 @@ export function normalizeResult(value: unknown, name: string): NormalizedResult 
       ...(typeof v.terminationReason === "string"
         ? { terminationReason: v.terminationReason as EpisodeInput["terminationReason"] }
         : {}),
+      ...(v.metrics !== undefined ? { metrics: parseMetrics(v.metrics, name) } : {}),
     };
   }
   if (Array.isArray(v.steps)) {
@@ -121,6 +124,22 @@ export function normalizeResult(value: unknown, name: string): NormalizedResult 
   throw new TypeError(
     `rollout "${name}" returned an object with neither "steps" nor "trajectories" (keys: ${Object.keys(v).join(", ") || "none"}); return nothing, a Trajectory or an Episode`,
   );
+}
+
+function parseMetrics(value: unknown, name: string): Record<string, number> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(
+      `rollout "${name}" returned metrics ${describeValue(value)}; metrics is an object of name → number`,
+    );
+  }
+  for (const [key, n] of Object.entries(value)) {
+    if (typeof n !== "number" || !Number.isFinite(n)) {
+      throw new TypeError(
+        `rollout "${name}" returned metrics.${key} = ${describeValue(n)}; each metric is a finite number`,
+      );
+    }
+  }
+  return value as Record<string, number>;
 }
 
 function parseTrajectory(value: unknown, where: string): Trajectory {

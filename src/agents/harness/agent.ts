@@ -44,7 +44,7 @@ import type { SandboxSource } from "../../sandbox/shared.js";
 import { sharedSandboxes } from "../../sandbox/shared.js";
 import type { ExecResult, SandboxLimits, SandboxSpec } from "../../sandbox/types.js";
 import { type Rollout, type RolloutConfig, rollout } from "../../sdk/index.js";
-import { HarborTaskSchema, type Task, type TerminationReason } from "../../types/index.js";
+import type { Task, TerminationReason } from "../../types/index.js";
 import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "../environment.js";
 import { clip } from "../tools.js";
 import {
@@ -151,7 +151,7 @@ async function episode(task: Task, config: RolloutConfig, r: Runner) {
       spec,
       signal: config.signal,
     });
-    return await inEnvironment(env, config, r, tunnel, runTimeout(task, r.settings.timeoutS));
+    return await inEnvironment(env, config, r, tunnel, runTimeout(env, r.settings.timeoutS));
   } finally {
     await tunnel?.close();
   }
@@ -209,11 +209,9 @@ async function inEnvironment(
   };
 }
 
-/** The CLI's time: timeoutS, or a Harbor task's [agent].timeout_sec when that is shorter. */
-export function runTimeout(task: Task, timeoutS: number): number {
-  const harbor = HarborTaskSchema.safeParse(task.data.harbor);
-  const own = harbor.success ? harbor.data.agentTimeoutSec : undefined;
-  return own !== undefined ? Math.min(own, timeoutS) : timeoutS;
+/** The CLI's time: timeoutS, or the task's own agent time (Harbor's [agent].timeout_sec) when shorter. */
+export function runTimeout(env: Pick<TaskEnvironment, "timeoutSec">, timeoutS: number): number {
+  return env.timeoutSec !== undefined ? Math.min(env.timeoutSec, timeoutS) : timeoutS;
 }
 
 /** The verifier's result, or its error as text (the harbor evaluator reports it). */
