@@ -169,6 +169,7 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
         new Set(traces.map((t) => `${t.api} ${t.stream}`)),
         new Set([`${api[dialect]} true`]),
       );
+      assert.equal(ep.metrics?.prefixBreaks, 0, "the engine saw no prefix break either");
       // token-exact turns: each prompt is the previous prompt + its completion + the new messages
       for (let i = 1; i < steps.length; i++) {
         const before = [...steps[i - 1]!.promptIds, ...steps[i - 1]!.completionIds];
