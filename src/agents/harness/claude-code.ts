@@ -7,11 +7,12 @@
  *   subagents) is the session's model, so no call names a model the gateway does not serve.
  * - Non-interactive: `claude -p PROMPT --output-format stream-json --verbose` prints the session
  *   as JSON events, one per line (kept clipped in info.harness: the transcript of what the tools
- *   did); the last, `type: "result"`, has the final answer as `result`. Not `--bare`: it trims the tools to Bash, Edit and Read (no Write), and
- *   `--tools` does not bring them back under it; the run is the CLI as users run it.
- *   `--dangerously-skip-permissions` grants every tool (the sandbox is the boundary); as root
- *   Claude Code refuses it unless IS_SANDBOX=1, which is set. `--no-session-persistence` writes no
- *   transcript. CLAUDE_CONFIG_DIR keeps its state under the sandbox's HOME.
+ *   did); the last, `type: "result"`, has the final answer as `result`. Not `--bare`: it trims
+ *   the tools to Bash, Edit and Read (no Write), and `--tools` does not bring them back under it;
+ *   the run is the CLI as users run it. `--dangerously-skip-permissions` grants every tool (the
+ *   sandbox is the boundary); as root Claude Code refuses it unless IS_SANDBOX=1, which is set.
+ *   `--no-session-persistence` writes no transcript. CLAUDE_CONFIG_DIR keeps its state under the
+ *   sandbox's HOME.
  * - Quiet: CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (telemetry, error reports, update checks),
  *   DISABLE_AUTOUPDATER, CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS.
  * Flags and variables as read from the pinned binary (`claude --help`; RESEARCH18.md §2).
