@@ -2,11 +2,13 @@
  * A Responses request's `input` items → chat messages. Consecutive assistant-side items
  * (reasoning, assistant messages, function calls) of one turn fold into one assistant message:
  * reasoning into `reasoning_content`, text into `content`, calls into `tool_calls` (each `call_id`
- * becoming the tool call's id); `function_call_output` items become `tool` messages.
+ * becoming the tool call's id; custom tool calls and namespace members named as tools.ts sends
+ * them); `function_call_output` and `custom_tool_call_output` items become `tool` messages.
  */
 import { z } from "zod";
 import type { ChatMessage, ContentPart } from "../../../types/chat.js";
 import { check, type Issue, isRecord, mustBe, str } from "../sse.js";
+import { chatToolName } from "./tools.js";
 
 const TextPartSchema = z.looseObject({ text: z.string(mustBe("a string")) });
 const ImagePartSchema = z.looseObject({
@@ -36,8 +38,16 @@ const FunctionCallItemSchema = z.looseObject({
   call_id: z.string(mustBe("a string")),
   name: z.string(mustBe("a string")),
   arguments: z.string(mustBe("a JSON string")),
+  namespace: z.string(mustBe("a string")).nullish(),
 });
-const FunctionCallOutputItemSchema = z.looseObject({
+const CustomToolCallItemSchema = z.looseObject({
+  call_id: z.string(mustBe("a string")),
+  name: z.string(mustBe("a string")),
+  input: z.string(mustBe("a string")),
+  namespace: z.string(mustBe("a string")).nullish(),
+});
+/** function_call_output and custom_tool_call_output have the same shape. */
+const CallOutputItemSchema = z.looseObject({
   call_id: z.string(mustBe("a string")),
   output: z.union([z.string(), z.array(z.unknown())], mustBe("a string or an array of parts")),
 });
@@ -168,8 +178,12 @@ export function convertInput(input: unknown[], issues: Issue[]): ChatMessage[] {
       case "function_call":
         addFunctionCall(conv, raw, at, issues);
         break;
+      case "custom_tool_call":
+        addCustomToolCall(conv, raw, at, issues);
+        break;
       case "function_call_output":
-        addFunctionCallOutput(conv, raw, at, issues);
+      case "custom_tool_call_output":
+        addCallOutput(conv, raw, at, issues);
         break;
       case "item_reference":
         issues.push({
@@ -184,7 +198,7 @@ export function convertInput(input: unknown[], issues: Issue[]): ChatMessage[] {
       default:
         issues.push({
           path: [...at, "type"],
-          message: `'${type}' items are not supported (use message, function_call, function_call_output, reasoning)`,
+          message: `'${type}' items are not supported (use message, reasoning, function_call, function_call_output, custom_tool_call, custom_tool_call_output)`,
         });
     }
   }
@@ -234,23 +248,36 @@ function addFunctionCall(
   issues: Issue[],
 ): void {
   const c = check(FunctionCallItemSchema, raw, at, issues);
-  if (!c) return;
-  const a = conv.assistant();
-  a.tool_calls ??= [];
-  a.tool_calls.push({
-    id: c.call_id,
-    type: "function",
-    function: { name: c.name, arguments: c.arguments },
-  });
+  if (c)
+    addToolCall(
+      conv,
+      c.call_id,
+      chatToolName({ name: c.name, namespace: c.namespace ?? undefined }),
+      c.arguments,
+    );
 }
 
-function addFunctionCallOutput(
+/** A custom tool call is a chat call of its function, `input` its one argument (tools.ts). */
+function addCustomToolCall(
   conv: Conversation,
   raw: unknown,
   at: PropertyKey[],
   issues: Issue[],
 ): void {
-  const o = check(FunctionCallOutputItemSchema, raw, at, issues);
+  const c = check(CustomToolCallItemSchema, raw, at, issues);
+  if (!c) return;
+  const name = chatToolName({ name: c.name, namespace: c.namespace ?? undefined });
+  addToolCall(conv, c.call_id, name, JSON.stringify({ input: c.input }));
+}
+
+function addToolCall(conv: Conversation, id: string, name: string, args: string): void {
+  const a = conv.assistant();
+  a.tool_calls ??= [];
+  a.tool_calls.push({ id, type: "function", function: { name, arguments: args } });
+}
+
+function addCallOutput(conv: Conversation, raw: unknown, at: PropertyKey[], issues: Issue[]): void {
+  const o = check(CallOutputItemSchema, raw, at, issues);
   if (!o) return;
   let content: string | ContentPart[];
   if (typeof o.output === "string") content = o.output;

@@ -26,6 +26,18 @@ export interface ResponsesFunctionCallItem {
   call_id: string;
   name: string;
   arguments: string;
+  /** The namespace tool the function belongs to (absent for a top-level function). */
+  namespace?: string;
+}
+
+export interface ResponsesCustomToolCallItem {
+  id: string;
+  type: "custom_tool_call";
+  status: ResponsesItemStatus;
+  call_id: string;
+  name: string;
+  input: string;
+  namespace?: string;
 }
 
 export interface ResponsesReasoningItem {
@@ -38,7 +50,11 @@ export interface ResponsesReasoningItem {
 export type ResponsesOutputItem =
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
   | ResponsesReasoningItem;
+
+/** An item for a tool call of the model. */
+export type ResponsesCallItem = ResponsesFunctionCallItem | ResponsesCustomToolCallItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
