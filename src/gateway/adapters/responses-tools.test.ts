@@ -360,3 +360,84 @@ test("openai SDK: a streamed custom/namespaced answer equals the non-streaming o
     },
   );
 });
+
+test("local_shell: the tool, its call (streamed and not) and its output, as OpenAI defines them", () => {
+  const request = { input: "x", tools: [{ type: "local_shell" }] };
+  const chat = responsesRequestToChat(request);
+  assert.equal(chat.tools?.[0]?.function.name, "local_shell");
+  assert.deepEqual(chat.tools?.[0]?.function.parameters?.required, ["command"]);
+
+  const chunks = [
+    chunk({
+      tool_calls: [
+        {
+          index: 0,
+          id: "call_l",
+          type: "function",
+          function: { name: "local_shell", arguments: '{"command":["ls","-l"],' },
+        },
+      ],
+    }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '"working_directory":"/w"}' } }] }),
+    chunk({}, "tool_calls"),
+  ];
+  const plain = chatToResponsesResponse(fold(chunks), request, { responseId: "resp_1" });
+  assert.deepEqual(plain.output, [
+    {
+      id: "lsh_10",
+      type: "local_shell_call",
+      status: "completed",
+      call_id: "call_l",
+      action: { type: "exec", command: ["ls", "-l"], env: {}, working_directory: "/w" },
+    },
+  ]);
+  const events = translateAll(
+    new ResponsesStreamTranslator(request, { responseId: "resp_1" }),
+    chunks,
+  );
+  const types = events.map((e) => (e.data as { type: string }).type);
+  assert.deepEqual(types.slice(2, -1), ["response.output_item.added", "response.output_item.done"]);
+  const done = events[3]!.data as { item: unknown };
+  assert.deepEqual(done.item, plain.output[0]);
+  const completed = events.at(-1)!.data as { response: { output: unknown } };
+  assert.deepEqual(completed.response.output, plain.output);
+
+  // Sent back: the call, and its output naming the call by item id (or by call id).
+  const next = responsesRequestToChat({
+    ...request,
+    input: [
+      { role: "user", content: "x" },
+      plain.output[0],
+      { type: "local_shell_call_output", id: "lsh_10", output: "a.txt" },
+    ],
+  });
+  assert.deepEqual(next.messages.slice(1), [
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "call_l",
+          type: "function",
+          function: {
+            name: "local_shell",
+            arguments: '{"command":["ls","-l"],"working_directory":"/w"}',
+          },
+        },
+      ],
+    },
+    { role: "tool", tool_call_id: "call_l", content: "a.txt" },
+  ]);
+  const bad = chatToResponsesResponse(
+    fold([
+      chunk({
+        tool_calls: [
+          { index: 0, id: "c", function: { name: "local_shell", arguments: '{"command":"ls"}' } },
+        ],
+      }),
+      chunk({}, "tool_calls"),
+    ]),
+    request,
+  );
+  assert.deepEqual((bad.output[0] as { action: { command: string[] } }).action.command, []);
+});

@@ -5,7 +5,7 @@
  *   request.ts   Responses request → chat request (validation: 400s naming the field; stateful
  *                features refused)
  *   input.ts     the request's `input` items → chat messages
- *   tools.ts     function, custom and namespace tools → chat functions, and the map back
+ *   tools.ts     function, custom, local_shell and namespace tools → chat functions, and back
  *   response.ts  chat completion → Responses `response` (usage, status, item ids)
  *   stream.ts    chat chunks → Responses events, on the shared ChatBlockStream
  *   types.ts     the output shapes
@@ -21,6 +21,7 @@ export type {
   ResponsesCustomToolCallItem,
   ResponsesFunctionCallItem,
   ResponsesItemStatus,
+  ResponsesLocalShellCallItem,
   ResponsesMessageItem,
   ResponsesOutputItem,
   ResponsesOutputText,

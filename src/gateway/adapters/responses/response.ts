@@ -1,7 +1,7 @@
 /** Chat Completions response → Responses `response` object, with the usage mapping. */
 import type { ChatCompletion, ToolCall, Usage } from "../../../types/chat.js";
 import { hexId, isRecord, num, reasoningOf, str } from "../sse.js";
-import { customInput, type ToolMap, toolMapOf } from "./tools.js";
+import { customInput, localShellAction, type ToolMap, toolMapOf } from "./tools.js";
 import type {
   ResponsesCallItem,
   ResponsesItemStatus,
@@ -105,7 +105,8 @@ export function nowSeconds(): number {
 
 /**
  * The item of a chat tool call, as the request's tools say (tools.ts): a `function_call` (with its
- * `namespace` for a namespace member) or a `custom_tool_call`; arguments set by setCallArguments.
+ * `namespace` for a namespace member), a `custom_tool_call` or a `local_shell_call`; arguments set
+ * by setCallArguments.
  * A name the request did not declare stays a plain function call: the agent reports the unknown
  * tool to the model, as it would for OpenAI's own API.
  */
@@ -120,6 +121,11 @@ export function callItem(
   const ref = tools.get(chatName);
   const call_id = callId || hexId("call_", 24);
   const ns = ref?.namespace ? { namespace: ref.namespace } : {};
+  if (ref?.kind === "local_shell") {
+    const id = itemId(responseId, "lsh", outputIndex);
+    const action = { type: "exec" as const, command: [], env: {} };
+    return { id, type: "local_shell_call", status, call_id, action };
+  }
   if (ref?.kind === "custom") {
     const id = itemId(responseId, "ctc", outputIndex);
     return { id, type: "custom_tool_call", status, call_id, name: ref.name, input: "", ...ns };
@@ -132,6 +138,7 @@ export function callItem(
 /** Sets a call item's arguments (a custom call's `input`) from the chat call's arguments. */
 export function setCallArguments(item: ResponsesCallItem, args: string): void {
   if (item.type === "custom_tool_call") item.input = customInput(args);
+  else if (item.type === "local_shell_call") item.action = localShellAction(args);
   else item.arguments = args;
 }
 

@@ -64,7 +64,8 @@ interface CallRecord {
  * sends) still reaches the final `response.completed` object.
  *
  * A custom tool's input is the decoded `input` argument (tools.ts), known only once the call's
- * arguments are complete: it is sent as one delta when the call closes.
+ * arguments are complete: it is sent as one delta when the call closes. A local shell call has no
+ * argument events: its `output_item.done` carries the action.
  *
  * Which items open and close when is ChatBlockStream's (stream-blocks.ts); this class only writes
  * Responses' events for them. Only choice 0 is translated: Responses has no `n`.
@@ -280,7 +281,9 @@ export class ResponsesStreamTranslator {
     this.openCall = null;
     item.status = this.closedStatus();
     const base = { item_id: item.id, output_index: outputIndex };
-    if (item.type === "custom_tool_call") {
+    if (item.type === "local_shell_call") {
+      // The API has no argument events for a local shell call: its item carries the action.
+    } else if (item.type === "custom_tool_call") {
       if (item.input)
         this.emit("response.custom_tool_call_input.delta", { ...base, delta: item.input });
       this.emit("response.custom_tool_call_input.done", { ...base, input: item.input });
@@ -302,8 +305,8 @@ export class ResponsesStreamTranslator {
     const rec = this.calls.get(index)!;
     rec.args += delta;
     setCallArguments(item, rec.args);
-    // A custom call's input is only known whole (see the class comment).
-    if (item.type === "custom_tool_call") return;
+    // A custom call's input and a shell call's action are only known whole (class comment).
+    if (item.type !== "function_call") return;
     this.emit("response.function_call_arguments.delta", {
       item_id: item.id,
       output_index: outputIndex,

@@ -10,6 +10,10 @@
  *   The grammar cannot be enforced by a chat upstream; it goes into the parameter's description.
  *   A call comes back as a `custom_tool_call` whose `input` is that string (the raw arguments
  *   when they are not an object with a string `input`: the model wrote the input bare).
+ * - `local_shell` (Codex's argv shell on models trained for it): a chat function `local_shell`
+ *   taking `{command: string[], working_directory?, timeout_ms?}`; a call comes back as a
+ *   `local_shell_call` whose `exec` action holds them (a `command` that is no string array becomes
+ *   `[]`, which the agent reports back to the model as a failed command).
  * - `namespace` (a group of function/custom tools, e.g. Codex's `multi_agent_v1`): each member
  *   becomes a chat function named `<namespace>__<name>` (chat names allow only [A-Za-z0-9_-]); a
  *   call comes back with the member's own name and the item's `namespace` field set.
@@ -24,7 +28,7 @@ import { check, type Issue, isRecord, mustBe, parseArgsObject, str } from "../ss
 
 /** What a chat function stands for on the Responses side. */
 export interface ResponsesToolRef {
-  kind: "function" | "custom";
+  kind: "function" | "custom" | "local_shell";
   /** The tool's own name (inside its namespace, if any). */
   name: string;
   namespace?: string;
@@ -112,6 +116,10 @@ export function convertTools(raw: unknown[], issues: Issue[]): ConvertedTools {
       });
       return;
     }
+    if (type === "local_shell") {
+      add(LOCAL_SHELL_TOOL, { kind: "local_shell", name: LOCAL_SHELL }, at);
+      return;
+    }
     const t = memberTool(rawTool, at, issues, true);
     if (t) add(t.tool, t.ref, at);
   });
@@ -163,10 +171,52 @@ function memberTool(
       type === undefined
         ? "required"
         : topLevel
-          ? `'${type}' tools are not supported; a Chat Completions upstream can only be given function, custom and namespace tools (hosted tools such as web_search run only on OpenAI's servers: remove them${type === "web_search" ? '; Codex: web_search = "disabled" in config.toml' : ""})`
+          ? `'${type}' tools are not supported; a Chat Completions upstream can only be given function, custom, local_shell and namespace tools (hosted tools such as web_search run only on OpenAI's servers: remove them${type === "web_search" ? '; Codex: web_search = "disabled" in config.toml' : ""})`
           : `'${type}' tools are not supported inside a namespace (use function or custom)`,
   });
   return undefined;
+}
+
+/** The chat function a `local_shell` tool becomes. */
+export const LOCAL_SHELL = "local_shell";
+const LOCAL_SHELL_TOOL: Tool = {
+  type: "function",
+  function: {
+    name: LOCAL_SHELL,
+    description: "Runs a command on the local machine and returns its output.",
+    parameters: {
+      type: "object",
+      properties: {
+        command: {
+          type: "array",
+          items: { type: "string" },
+          description: "The command and its arguments (argv).",
+        },
+        working_directory: { type: "string", description: "The directory to run it in." },
+        timeout_ms: { type: "integer", description: "How long it may run, in milliseconds." },
+      },
+      required: ["command"],
+    },
+  },
+};
+
+/** A local_shell_call's exec action from the chat call's arguments (see the header). */
+export function localShellAction(args: string): {
+  type: "exec";
+  command: string[];
+  env: Record<string, string>;
+  working_directory?: string;
+  timeout_ms?: number;
+} {
+  const o = parseArgsObject(args) ?? {};
+  const command =
+    Array.isArray(o.command) && o.command.every((c) => typeof c === "string")
+      ? (o.command as string[])
+      : [];
+  const action: ReturnType<typeof localShellAction> = { type: "exec", command, env: {} };
+  if (typeof o.working_directory === "string") action.working_directory = o.working_directory;
+  if (typeof o.timeout_ms === "number") action.timeout_ms = o.timeout_ms;
+  return action;
 }
 
 /** The chat function name of a Responses tool. */

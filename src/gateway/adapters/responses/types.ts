@@ -30,6 +30,20 @@ export interface ResponsesFunctionCallItem {
   namespace?: string;
 }
 
+export interface ResponsesLocalShellCallItem {
+  id: string;
+  type: "local_shell_call";
+  status: ResponsesItemStatus;
+  call_id: string;
+  action: {
+    type: "exec";
+    command: string[];
+    env: Record<string, string>;
+    working_directory?: string;
+    timeout_ms?: number;
+  };
+}
+
 export interface ResponsesCustomToolCallItem {
   id: string;
   type: "custom_tool_call";
@@ -51,10 +65,14 @@ export type ResponsesOutputItem =
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
   | ResponsesCustomToolCallItem
+  | ResponsesLocalShellCallItem
   | ResponsesReasoningItem;
 
 /** An item for a tool call of the model. */
-export type ResponsesCallItem = ResponsesFunctionCallItem | ResponsesCustomToolCallItem;
+export type ResponsesCallItem =
+  | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
+  | ResponsesLocalShellCallItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
