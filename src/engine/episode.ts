@@ -2,7 +2,8 @@
  * From what a rollout left behind — the gateway's traces of its session and, optionally, the
  * agent's own trajectories — to an Episode. Steps are joined to traces by trace id, never by
  * position: a step the agent reports carries the trace id the gateway returned in its response
- * header.
+ * header. A rollout that returns one trajectory without steps (and its info) gets every call of
+ * the session as its steps, as a rollout that returns nothing does.
  */
 import type { NormalizedResult } from "../sdk/index.js";
 import type { Step, TerminationReason, TraceRecord, Trajectory } from "../types/index.js";
@@ -45,6 +46,10 @@ export function buildTrajectories(
   if (result.kind === "traces") {
     return [{ name: rolloutName, steps: ok.map(stepFromTrace) }];
   }
+  // One trajectory without steps (a CLI harness: the agent reports info, not its calls): every
+  // call of the session is a step.
+  const only = result.trajectories.length === 1 ? result.trajectories[0]! : undefined;
+  if (only && only.steps.length === 0) return [{ ...only, steps: ok.map(stepFromTrace) }];
   const byId = new Map(traces.map((t) => [t.id, t]));
   return result.trajectories.map((traj) => ({
     ...traj,

@@ -81,6 +81,14 @@ export interface SandboxSpec {
   image?: string;
   /** Files the work dir starts with (a snapshot): restored before the sandbox is handed out. */
   snapshot?: SandboxSnapshot;
+  /**
+   * Absolute paths outside the work dir that lead into it: path → dir relative to the work dir
+   * (`{"/app": "app", "/logs/verifier": "logs/verifier"}`), for tasks written against fixed paths
+   * (Harbor's /app, /tests, /logs/verifier). Each dir is made in the work dir (again after every
+   * reset) and the path is a symlink to it that commands cannot remove. spec.ts's checkLinks
+   * decides what is a valid link; a backend that cannot make them refuses (`capabilities.links`).
+   */
+  links?: Record<string, string>;
 }
 
 /** A prepared work dir, reused by every attempt of a task: file path → bytes and mode. */
@@ -163,6 +171,8 @@ export interface SandboxCapabilities {
   image: boolean;
   /** Per-command CPU seconds in ExecResult. */
   cpuSeconds: boolean;
+  /** Makes `spec.links`. */
+  links: boolean;
 }
 
 export interface SandboxBackend {

@@ -1,2 +1,3 @@
 export * from "./chat.js";
 export * from "./core.js";
+export * from "./harbor.js";
