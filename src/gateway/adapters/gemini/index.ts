@@ -11,7 +11,7 @@
  *
  * Shapes follow the public API reference (https://ai.google.dev/api/generate-content); the
  * tests check them field by field, and the real Gemini CLI runs against them
- * (src/agents/harness/gemini-cli.test.ts).
+ * (src/agents/harness/codex-gemini.test.ts).
  */
 export { type GeminiCall, geminiRequestToChat, toJsonSchema } from "./request.js";
 export {
