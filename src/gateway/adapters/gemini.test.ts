@@ -6,7 +6,7 @@
  * (https://ai.google.dev/api/generate-content#generatecontentresponse), the SSE stream of
  * `streamGenerateContent?alt=sse`, and Google's error body
  * (https://ai.google.dev/gemini-api/docs/troubleshooting). The real Gemini CLI runs against the
- * same code in src/agents/harness/gemini-cli.test.ts.
+ * same code in src/agents/harness/codex-gemini.test.ts.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
