@@ -8,7 +8,8 @@
  * names: write /app/count_words.sh, make it executable and run it, then a final text. Asserted:
  * the file written in the sandbox, the verifier's reward, the CLI's answer, and the traces (every
  * call a step in the CLI's dialect, with token ids, a logprob per token, and each prompt extending
- * the previous prompt and completion).
+ * the previous prompt and completion, the model's reasoning included: Codex sends reasoning items
+ * back, Gemini CLI drops thought parts but keeps the thoughtSignature that carries them).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -31,8 +32,9 @@ const SCRIPT = '#!/bin/sh\nwc -w < "$1" | tr -d " "\n';
 const RUN = "chmod +x /app/count_words.sh && /app/count_words.sh /app/README.md";
 const FINAL = "Done: /app/count_words.sh counts the words.";
 
+/** A tool call after some thinking: the reasoning must come back in the next prompt. */
 function call(name: string, args: Record<string, unknown>): FakeCompletion {
-  return { text: "", toolCalls: [{ name, arguments: args }] };
+  return { text: "", reasoning: `I will call ${name}.`, toolCalls: [{ name, arguments: args }] };
 }
 
 /** Each CLI: how to know its calls, its two scripted tool calls, its trace api. */

@@ -222,9 +222,60 @@ const callChunks = (): ChatCompletionChunk[] => [
 const EXPECTED_PARTS = [
   { text: "Think.", thought: true },
   { text: "On it." },
-  { functionCall: { id: "c_a", name: "ls", args: { dir: "/" } } },
+  {
+    functionCall: { id: "c_a", name: "ls", args: { dir: "/" } },
+    thoughtSignature: `rllm-reasoning:${Buffer.from("Think.").toString("base64")}`,
+  },
   { functionCall: { id: "c_b", name: "pwd", args: {} } },
 ];
+
+test("reasoning: carried in the thoughtSignature and restored when the client drops thought parts", () => {
+  const res = chatToGeminiResponse(fold(callChunks()));
+  // What Gemini CLI sends back: the turn without its thought part, the signature kept.
+  const parts = res.candidates[0]!.content.parts.filter((p) => !("thought" in p && p.thought));
+  const chat = geminiRequestToChat(
+    {
+      contents: [
+        { role: "user", parts: [{ text: "go" }] },
+        { role: "model", parts },
+        { role: "user", parts: [{ functionResponse: { id: "c_a", name: "ls", response: {} } }] },
+        { role: "user", parts: [{ functionResponse: { id: "c_b", name: "pwd", response: {} } }] },
+      ],
+    },
+    CALL,
+  );
+  assert.equal(chat.messages[1]!.reasoning_content, "Think.");
+  assert.equal(chat.messages[1]!.content, "On it.");
+  // A signature of another issuer (Gemini CLI's synthetic one) carries nothing.
+  const other = geminiRequestToChat(
+    {
+      contents: [
+        {
+          role: "model",
+          parts: [
+            { functionCall: { name: "f" }, thoughtSignature: "skip_thought_signature_validator" },
+          ],
+        },
+      ],
+    },
+    CALL,
+  );
+  assert.equal(other.messages[0]!.reasoning_content, undefined);
+  // A turn without calls carries the signature on its text, streamed or not.
+  const textOnly = [
+    chunk({ reasoning_content: "Hm." }),
+    chunk({ content: "Yes." }),
+    chunk({}, "stop"),
+  ];
+  const signature = `rllm-reasoning:${Buffer.from("Hm.").toString("base64")}`;
+  assert.deepEqual(chatToGeminiResponse(fold(textOnly)).candidates[0]!.content.parts, [
+    { text: "Hm.", thought: true },
+    { text: "Yes.", thoughtSignature: signature },
+  ]);
+  const events = translateAll(new GeminiStreamTranslator("m"), textOnly);
+  const last = (events.at(-1)!.data as GeminiResponse).candidates[0]!;
+  assert.deepEqual(last.content.parts, [{ text: "", thoughtSignature: signature }]);
+});
 
 test("response: parts in order, calls with ids, STOP, usage with thoughts apart", () => {
   assert.deepEqual(chatToGeminiResponse(fold(callChunks()), { responseId: "r1" }), {

@@ -27,8 +27,10 @@
  *   …: a chat upstream cannot run them), `cachedContent` (server-side state), `fileData` parts
  *   (a URI the gateway would have to fetch), code-execution parts, `candidateCount` > 1 (the
  *   translation reads choice 0 only).
+ * - A model turn without thought parts gets its reasoning back from a `thoughtSignature` this
+ *   gateway issued (response.ts); other signatures are ignored (opaque to a chat model).
  * - Ignored: `safetySettings` (no safety filter runs upstream), `thinkingConfig` (whether a model
- *   thinks is the model's), `thoughtSignature` (opaque to a chat model).
+ *   thinks is the model's).
  */
 import { z } from "zod";
 import type {
@@ -40,10 +42,12 @@ import type {
 } from "../../../types/chat.js";
 import { badRequestFromIssues, HttpError } from "../../errors.js";
 import { check, type Issue, isRecord, mustBe } from "../sse.js";
+import { reasoningFromSignature } from "./response.js";
 
 const PartSchema = z.looseObject({
   text: z.string(mustBe("a string")).optional(),
   thought: z.boolean(mustBe("a boolean")).optional(),
+  thoughtSignature: z.string(mustBe("a string")).optional(),
   inlineData: z
     .looseObject({ mimeType: z.string(mustBe("a string")), data: z.string(mustBe("a string")) })
     .optional(),
@@ -237,7 +241,9 @@ function modelTurn(
   const m: ChatMessage = { role: "assistant", content: null };
   let text = "";
   let reasoning = "";
+  let signed: string | undefined;
   parts.forEach((p, j) => {
+    if (p.thoughtSignature) signed ??= reasoningFromSignature(p.thoughtSignature);
     if (p.text !== undefined) {
       if (p.thought) reasoning += p.text;
       else text += p.text;
@@ -257,7 +263,7 @@ function modelTurn(
     }
   });
   if (text) m.content = text;
-  if (reasoning) m.reasoning_content = reasoning;
+  if (reasoning || signed) m.reasoning_content = reasoning || signed;
   return m;
 }
 

@@ -12,6 +12,12 @@
  *   malformed call.
  * - finishReason: stop and tool_calls → STOP (the API's reason for a turn ending in calls too),
  *   length → MAX_TOKENS, content_filter → SAFETY, anything else → OTHER.
+ * - The reasoning also travels as the turn's `thoughtSignature` (on its first functionCall part,
+ *   else on its answer text): the API's own way of carrying a model's thinking across turns
+ *   (https://ai.google.dev/gemini-api/docs/thinking#signatures). Clients drop thought parts from
+ *   the history they send back (Gemini CLI does) but keep signatures, so request.ts restores the
+ *   reasoning from it and the next prompt still extends the sampled tokens. The signature is
+ *   `rllm-reasoning:` + the reasoning in base64: opaque to the client, readable by any gateway.
  * - usageMetadata: candidatesTokenCount excludes the reasoning tokens, which go to
  *   thoughtsTokenCount (the API counts them apart); totalTokenCount is their sum with the prompt.
  */
@@ -28,6 +34,19 @@ import type {
 export interface GeminiIds {
   /** The response id; random when absent. */
   responseId?: string;
+}
+
+const SIGNATURE_PREFIX = "rllm-reasoning:";
+
+/** The thoughtSignature that carries `reasoning` (see the header). */
+export function reasoningSignature(reasoning: string): string {
+  return SIGNATURE_PREFIX + Buffer.from(reasoning, "utf8").toString("base64");
+}
+
+/** The reasoning a signature of ours carries; undefined for any other signature. */
+export function reasoningFromSignature(signature: string): string | undefined {
+  if (!signature.startsWith(SIGNATURE_PREFIX)) return undefined;
+  return Buffer.from(signature.slice(SIGNATURE_PREFIX.length), "base64").toString("utf8");
 }
 
 export function newResponseId(): string {
@@ -64,8 +83,14 @@ export function geminiFinishReason(finish: string | null | undefined): GeminiFin
   }
 }
 
-/** The functionCall parts of `calls`; `malformed` when one had arguments that are no object. */
-export function callParts(calls: readonly ToolCall[]): { parts: GeminiPart[]; malformed: boolean } {
+/**
+ * The functionCall parts of `calls`, the first carrying `signature` when given; `malformed` when
+ * one had arguments that are no object.
+ */
+export function callParts(
+  calls: readonly ToolCall[],
+  signature?: string,
+): { parts: GeminiPart[]; malformed: boolean } {
   const parts: GeminiPart[] = [];
   let malformed = false;
   for (const c of calls) {
@@ -74,7 +99,9 @@ export function callParts(calls: readonly ToolCall[]): { parts: GeminiPart[]; ma
       malformed = true;
       continue;
     }
-    parts.push({ functionCall: { id: c.id, name: c.function.name, args } });
+    const part: GeminiPart = { functionCall: { id: c.id, name: c.function.name, args } };
+    if (signature && parts.length === 0) part.thoughtSignature = signature;
+    parts.push(part);
   }
   return { parts, malformed };
 }
@@ -88,11 +115,16 @@ export function chatToGeminiResponse(
   const msg = choice?.message;
   const parts: GeminiPart[] = [];
   const reasoning = msg ? reasoningOf(msg) : undefined;
+  const signature = reasoning ? reasoningSignature(reasoning) : undefined;
   if (reasoning) parts.push({ text: reasoning, thought: true });
-  if (typeof msg?.content === "string" && msg.content) parts.push({ text: msg.content });
-  const calls = callParts(msg?.tool_calls ?? []);
+  const calls = callParts(msg?.tool_calls ?? [], signature);
+  const text = typeof msg?.content === "string" ? msg.content : "";
+  if (text || (calls.parts.length === 0 && (signature || parts.length === 0))) {
+    parts.push(
+      calls.parts.length === 0 && signature ? { text, thoughtSignature: signature } : { text },
+    );
+  }
   parts.push(...calls.parts);
-  if (parts.length === 0) parts.push({ text: "" });
   return {
     candidates: [
       {

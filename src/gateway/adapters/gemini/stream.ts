@@ -7,6 +7,8 @@
  * - The API sends a function call whole, never its arguments in pieces: calls are held and sent
  *   in the last chunk, with the finishReason and usageMetadata (response.ts decides the parts, a
  *   malformed call, and the mappings).
+ * - The reasoning's thoughtSignature (response.ts) goes on the first call in the last chunk, else
+ *   on an empty text part there.
  * - A failure after the stream began ends it with `data: {"error": {code, message, status}}`.
  *
  * Which deltas are text, reasoning or call fragments is ChatBlockStream's (stream-blocks.ts).
@@ -21,6 +23,7 @@ import {
   geminiErrorBody,
   geminiFinishReason,
   newResponseId,
+  reasoningSignature,
 } from "./response.js";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./types.js";
 
@@ -30,6 +33,7 @@ export class GeminiStreamTranslator {
   private readonly calls = new Map<number, ToolCall>();
   private model = "";
   private sentParts = 0;
+  private reasoning = "";
   private done = false;
   private ev: SseEvent[] = [];
 
@@ -59,10 +63,13 @@ export class GeminiStreamTranslator {
     if (this.done) return [];
     this.blocks.closeAll();
     this.done = true;
+    const signature = this.reasoning ? reasoningSignature(this.reasoning) : undefined;
     const calls = callParts(
       [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c),
+      signature,
     );
     const parts = calls.parts;
+    if (parts.length === 0 && signature) parts.push({ text: "", thoughtSignature: signature });
     if (parts.length === 0 && this.sentParts === 0) parts.push({ text: "" });
     const candidate: GeminiCandidate = {
       content: { role: "model", parts },
@@ -99,6 +106,7 @@ export class GeminiStreamTranslator {
   }
 
   private textDelta(kind: TextKind, delta: string): void {
+    if (kind === "reasoning") this.reasoning += delta;
     const part: GeminiPart =
       kind === "reasoning" ? { text: delta, thought: true } : { text: delta };
     this.sentParts++;

@@ -5,7 +5,9 @@
  */
 
 /** A part of a model turn: thought text, answer text, or a function call. */
-export type GeminiPart = { text: string; thought?: true } | { functionCall: GeminiFunctionCall };
+export type GeminiPart =
+  | { text: string; thought?: true; thoughtSignature?: string }
+  | { functionCall: GeminiFunctionCall; thoughtSignature?: string };
 
 export interface GeminiFunctionCall {
   /** The call's id, echoed by the client's functionResponse. */
