@@ -264,6 +264,12 @@ export class Gateway {
     const header = req.headers["x-goog-api-key"];
     const token =
       (typeof header === "string" && header) || query.get("key") || bearerToken(req) || undefined;
+    if (!token) {
+      throw new HttpError(
+        401,
+        "missing session token: send the token POST /sessions returned as the API key (x-goog-api-key header or ?key=)",
+      );
+    }
     let session: Session;
     if (prefix === "") {
       const id = req.headers["x-session-id"];
