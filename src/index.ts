@@ -10,8 +10,18 @@
  *     rllm/gateway     the gateway and its store (./public/gateway.ts)
  */
 
-// The built-in tool-calling agent: bash, files and submit in the task's sandbox.
-export { type ToolAgentOptions, ToolAgentOptionsSchema, toolAgent } from "./agents/index.js";
+// The built-in tool-calling agent (bash, files and submit in the task's sandbox), and the
+// coding-agent CLIs (Claude Code, opencode, Qwen Code, ...) run unchanged as the agent.
+export {
+  type HarnessAgentOptions,
+  type HarnessDefinition,
+  harnessAgent,
+  harnessNames,
+  installHarness,
+  type ToolAgentOptions,
+  ToolAgentOptionsSchema,
+  toolAgent,
+} from "./agents/index.js";
 // The embedded local backend (a small transformer trained on the CPU, in worker threads).
 export { LocalBackend } from "./backends/local/backend.js";
 // The local model's chat format, for runSft's renderer.

@@ -5,14 +5,14 @@
  *   const agent = harnessAgent("claude-code", { timeoutS: 900 })
  *
  * One episode: open the task environment (agents/environment.ts: a plain task's files, or a
- * Harbor task's workdir and paths; the sandbox with the CLI's install dir mounted read-only,
- * network, HOME) → write the definition's config files under HOME → run its command on the
- * instruction in the task's cwd, with its env and a wall-clock timeout → the task's verifier, when
- * it has one, after every ending of the CLI (as the tool agent does: a CLI that failed may still
- * have done the work): `info.verifier`, or `info.verifierError` when it produced no reward → release
- * the environment (always). The steps are the session's traces: the rollout returns one trajectory without steps
- * and the engine fills it from every call the CLI made (engine/episode.ts), token ids and
- * logprobs included.
+ * Harbor task's workdir and paths), its sandbox with the CLI's install dir mounted read-only,
+ * HOME, CLI-sized limits and no network but the gateway (below) → write the definition's config
+ * files under HOME → run its command on the instruction in the task's cwd, with its env and a
+ * wall-clock timeout → the task's verifier, when it has one, after every ending of the CLI (as the
+ * tool agent does: a CLI that failed may still have done the work): `info.verifier`, or
+ * `info.verifierError` when it produced no reward → release the environment (always). The steps
+ * are the session's traces: the rollout returns one trajectory without steps and the engine fills
+ * it from every call the CLI made (engine/episode.ts), token ids and logprobs included.
  *
  * Edge cases, decided once:
  * - The CLI not installed, or installed where the sandbox's user cannot reach it (install.ts), is
@@ -30,10 +30,11 @@
  * - info.harness: name, version, exitCode, signal, limit, wallSeconds and stdout/stderr clipped
  *   to maxOutputChars (head and tail); info.answer: the CLI's final message, when it printed one.
  *
- * Network: the CLI must reach the gateway on the host's loopback, so the sandbox is asked for
- * `network: true`. On bwrap that shares the host's network namespace: the CLI (and every command
- * it runs) can reach any service listening on the host, loopback included, and the internet
- * where the host can. Use the docker backend (own network namespace) where that is not acceptable.
+ * Network: the sandbox has none; the CLI reaches the gateway, and only it, through tunnel.ts (a
+ * forwarder on the sandbox's own loopback, a Unix socket to the host's gateway), with the session
+ * URLs rewritten to 127.0.0.1. An https gateway cannot be tunnelled (its certificate names its
+ * host): the sandbox then shares the host's network (`network: true`; on bwrap the CLI and every
+ * command it runs can reach any service the host can, its loopback included).
  */
 import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
@@ -51,6 +52,7 @@ import {
   locateHarness,
   unreachableReason,
 } from "./install.js";
+import { type GatewayTunnel, openGatewayTunnel, tunnelTarget } from "./tunnel.js";
 import type { HarnessContext, HarnessSetup } from "./types.js";
 
 export const HarnessAgentOptionsSchema = z.strictObject({
@@ -97,25 +99,26 @@ export function harnessAgent(name: string, options: HarnessAgentOptions = {}): R
   }
   const settings = parsed.data;
   const located = locateHarness(name, { installDir: settings.installDir });
+  const node = realpathSync(process.execPath);
   const blocked = unreachableReason(located.installDir);
   if (blocked)
     throw new HarnessNotInstalledError(
       `harness ${name}: the sandbox cannot reach its install dir: ${blocked}`,
     );
   const spec = sandboxSpec(located, settings);
-  return rollout((task, config) => episode(task, config, located, settings, spec, sandboxes), {
-    name,
-  });
+  return rollout(
+    (task, config) => episode(task, config, { located, settings, spec, sandboxes, node }),
+    { name },
+  );
 }
 
-/** The sandbox a CLI runs in: its install dir (and node's, outside /usr) mounted, network, HOME. */
+/** The sandbox a CLI runs in: its install dir (and node's, outside /usr) mounted, HOME, limits. */
 export function sandboxSpec(located: LocatedHarness, s: HarnessAgentSettings): SandboxSpec {
   const hostPaths = [located.installDir, realpathSync(located.installDir)];
   const nodeDir = dirname(dirname(realpathSync(process.execPath)));
   if (!nodeDir.startsWith("/usr")) hostPaths.push(nodeDir);
   return {
     hostPaths: [...new Set(hostPaths)],
-    network: true,
     env: { HOME: s.home },
     limits: HARNESS_LIMITS,
   };
@@ -126,23 +129,47 @@ interface Ending {
   error?: string;
 }
 
-async function episode(
-  task: Task,
+interface Runner {
+  located: LocatedHarness;
+  settings: HarnessAgentSettings;
+  spec: SandboxSpec;
+  sandboxes: SandboxSource;
+  /** node's path (the same in the sandbox), for the gateway forwarder. */
+  node: string;
+}
+
+async function episode(task: Task, config: RolloutConfig, r: Runner) {
+  const target = tunnelTarget(config.sessionURL);
+  const tunnel = target ? await openGatewayTunnel(target) : undefined;
+  try {
+    const spec: SandboxSpec = tunnel
+      ? { ...r.spec, hostPaths: [...(r.spec.hostPaths ?? []), tunnel.dir] }
+      : { ...r.spec, network: true };
+    const env = await openTaskEnvironment(task, {
+      sandboxes: r.sandboxes,
+      spec,
+      signal: config.signal,
+    });
+    return await inEnvironment(env, config, r, tunnel);
+  } finally {
+    await tunnel?.close();
+  }
+}
+
+async function inEnvironment(
+  env: TaskEnvironment,
   config: RolloutConfig,
-  located: LocatedHarness,
-  s: HarnessAgentSettings,
-  spec: SandboxSpec,
-  sandboxes: SandboxSource,
+  { located, settings: s, node }: Runner,
+  tunnel: GatewayTunnel | undefined,
 ) {
   const name = located.definition.name;
-  const env = await openTaskEnvironment(task, { sandboxes, spec, signal: config.signal });
   let run: ExecResult | undefined;
   let ending: Ending;
   let verified: { verifier: VerifierResult } | { verifierError: string } | undefined;
   try {
     const ctx: HarnessContext = {
-      sessionURL: config.sessionURL,
-      baseURL: config.baseURL,
+      sessionURL: tunnel ? tunnel.url(config.sessionURL) : config.sessionURL,
+      baseURL: tunnel ? tunnel.url(config.baseURL) : config.baseURL,
       apiKey: config.apiKey,
       model: config.model,
       instruction: env.instruction,
@@ -153,7 +180,8 @@ async function episode(
     };
     const setup = located.definition.configure(ctx);
     await writeHome(env, s.home, setup);
-    run = await env.sandbox.exec(inDir(env.cwd, located.definition.command(ctx)), {
+    const argv = located.definition.command(ctx);
+    run = await env.sandbox.exec(inDir(env.cwd, tunnel ? tunnel.wrap(node, argv) : argv), {
       env: { ...setup.env, HOME: s.home },
       timeoutS: s.timeoutS,
       maxOutputBytes: MAX_OUTPUT_BYTES,

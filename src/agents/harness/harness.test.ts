@@ -22,6 +22,7 @@ import {
 } from "../../testing/fake-upstream.js";
 import { harnessAgent } from "./agent.js";
 import { locateHarness } from "./install.js";
+import { harnessDefinition } from "./registry.js";
 
 /** Each CLI's tools: the one that writes a file and the one that runs a command, with their argument names. */
 const TOOLS: Record<
@@ -151,8 +152,43 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
         assert.ok(s.completionIds.length > 0, "completion token ids");
         assert.equal(s.logprobs.length, s.completionIds.length, "a logprob per completion token");
       }
+      // each call went to the gateway in the CLI's own dialect, streamed
+      const traces = await gw.traces(ep.sessionId!);
+      assert.equal(traces.length, calls);
+      const api = {
+        "anthropic-messages": "anthropic.messages",
+        "chat-completions": "chat.completions",
+      };
+      const dialect = harnessDefinition(name).dialect as keyof typeof api;
+      assert.deepEqual(
+        new Set(traces.map((t) => `${t.api} ${t.stream}`)),
+        new Set([`${api[dialect]} true`]),
+      );
       const scripted = steps.filter((s) => s.response?.toolCalls?.length);
       assert.equal(scripted.length, 2, "the write and the command came back as tool calls");
     });
   }
+
+  test("claude-code: concurrent episodes each in a sandbox and tunnel of their own", async () => {
+    const sandboxes = reading("cat /app/count_words.sh");
+    const tasks = [0, 1, 2].map((i) => ({ ...readHarborTask(FIXTURE, "harbor", i), id: `c${i}` }));
+    const r = await runRollouts(tasks, {
+      gateway: gw,
+      rollout: harnessAgent("claude-code", { sandboxes, timeoutS: 240 }),
+      evaluator: verifierEvaluator(),
+      model: "test-model",
+      infraRetries: 0,
+      concurrency: 3,
+    });
+    assert.deepEqual(
+      r.episodes.map((e) => [e.reward, e.info?.error ?? null]),
+      [
+        [1, null],
+        [1, null],
+        [1, null],
+      ],
+    );
+    assert.deepEqual(sandboxes.seen, [SCRIPT, SCRIPT, SCRIPT]);
+    assert.equal(new Set(r.episodes.map((e) => e.sessionId)).size, 3);
+  });
 });

@@ -142,19 +142,16 @@ describe("the runner's endings, on stand-in CLIs in bwrap", async () => {
     await closeSharedSandboxes();
   });
 
-  async function episodeWith(script: string, timeoutS = 60) {
+  async function episodeWith(script: string, timeoutS = 60, instruction = "do it") {
     const dir = fakePrefix(`cli-${Math.random().toString(36).slice(2)}`, "2.1.328", script);
     process.env.RLLM_HARNESS_CLAUDE_CODE = dir;
     try {
-      const r = await runRollouts(
-        [{ id: "t", data: { instruction: "do it", files: { "in.txt": "x" } } }],
-        {
-          gateway: gw,
-          rollout: harnessAgent("claude-code", { timeoutS }),
-          model: "m",
-          infraRetries: 0,
-        },
-      );
+      const r = await runRollouts([{ id: "t", data: { instruction, files: { "in.txt": "x" } } }], {
+        gateway: gw,
+        rollout: harnessAgent("claude-code", { timeoutS }),
+        model: "m",
+        infraRetries: 0,
+      });
       return r.episodes[0]!;
     } finally {
       delete process.env.RLLM_HARNESS_CLAUDE_CODE;
@@ -169,6 +166,25 @@ describe("the runner's endings, on stand-in CLIs in bwrap", async () => {
     assert.equal(ep.terminationReason, "env_done");
     assert.equal(ep.info?.answer, "x /tmp/rllm-home m 1 /work -p");
     assert.deepEqual(ep.trajectories[0]!.steps, [], "no model calls, no steps");
+  });
+
+  test("the sandbox reaches the gateway through the tunnel, and nothing else of the host", async () => {
+    const probe = `#!/bin/sh
+exec node -e '
+const [gw, up] = process.argv.slice(1);
+const probe = (u) => fetch(u).then((r) => "http " + r.status, () => "unreachable");
+Promise.all([probe(gw + "/v1/models"), probe(up + "/health")]).then((r) =>
+  console.log(JSON.stringify({ result: gw + " " + r.join(" ") })));
+' "$ANTHROPIC_BASE_URL" "$2"
+`;
+    const ep = await episodeWith(probe, 60, up.url);
+    assert.equal(ep.info?.error ?? null, null);
+    const port = new URL(gw.url).port;
+    assert.match(
+      ep.info?.answer as string,
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/sessions/\\S+ http \\d{3} unreachable$`),
+      "the session's URL answers; the upstream on the host's loopback does not",
+    );
   });
 
   test("a non-zero exit is the episode's error with the stderr tail", async () => {
@@ -199,7 +215,7 @@ describe("the runner's endings, on stand-in CLIs in bwrap", async () => {
     assert.equal(ep.terminationReason, "error");
     assert.match(
       ep.info?.error as string,
-      /^harness claude-code failed to start \(exit 12[67]\); its stderr ends:\n.*node_modules\/\.bin\/claude: not found$/,
+      /^harness claude-code failed to start \(exit 12[67]\); its stderr ends:\nrllm: cannot start .*node_modules\/\.bin\/claude: spawn .* ENOENT$/,
     );
   });
 });
