@@ -16,10 +16,16 @@ after(() => rmSync(home, { recursive: true, force: true }));
 
 test("install names: given, --all, or an error listing them", () => {
   assert.deepEqual(installNames(["opencode"], false), ["opencode"]);
-  assert.deepEqual(installNames([], true), ["claude-code", "opencode", "qwen-code"]);
+  assert.deepEqual(installNames([], true), [
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "opencode",
+    "qwen-code",
+  ]);
   assert.throws(
     () => installNames([], false),
-    /name the harnesses \(claude-code, opencode, qwen-code\) or pass --all/,
+    /name the harnesses \(claude-code, codex, gemini-cli, opencode, qwen-code\) or pass --all/,
   );
   assert.throws(() => installNames(["opencode"], true), /names or --all, not both/);
   assert.throws(
@@ -30,7 +36,7 @@ test("install names: given, --all, or an error listing them", () => {
 
 test("list: each harness with its pinned package and where it is (not) installed", () => {
   const lines = harnessList({ RLLM_HOME: home });
-  assert.equal(lines.length, 3);
+  assert.equal(lines.length, 5);
   assert.match(
     lines[0]!,
     /^claude-code +@anthropic-ai\/claude-code@2\.1\.328 +not installed \(rllm harness install claude-code\)$/,
@@ -44,7 +50,7 @@ test("--harness: a config key of eval and trainer, an unknown name refused, excl
   assert.equal(tr.trainer.harness, "qwen-code");
   assert.throws(
     () => harnessRollout("claude", 600),
-    /--harness claude: unknown harness; the harnesses are claude-code, opencode, qwen-code/,
+    /--harness claude: unknown harness; the harnesses are claude-code, codex, gemini-cli, opencode, qwen-code/,
   );
   for (const extra of [{ agent: "a.js" }, { agentCmd: "echo" }]) {
     const config = loadConfig({

@@ -74,7 +74,7 @@ describe("install and locate", () => {
     );
     assert.throws(
       () => locateHarness("nope", { env }),
-      /unknown harness "nope"; the harnesses are claude-code, opencode, qwen-code/,
+      /unknown harness "nope"; the harnesses are claude-code, codex, gemini-cli, opencode, qwen-code/,
     );
   });
 
