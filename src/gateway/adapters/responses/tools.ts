@@ -2,8 +2,8 @@
  * A Responses request's `tools` → chat function tools, and the map that turns a chat tool call
  * back into the Responses item the agent expects.
  *
- * Three kinds of tool an agent can run itself are forwarded (OpenAI's shapes: `openai` npm
- * client, resources/responses/responses.d.ts — FunctionTool, CustomTool, NamespaceTool):
+ * The tools an agent runs itself are forwarded (OpenAI's shapes: `openai` npm client,
+ * resources/responses/responses.d.ts — FunctionTool, CustomTool, Tool.LocalShell, NamespaceTool):
  * - `function`: as is.
  * - `custom` (freeform input, optionally constrained by a Lark or regex grammar; Codex's
  *   `apply_patch` on models trained for it): a chat function with one string parameter, `input`.
@@ -117,7 +117,7 @@ export function convertTools(raw: unknown[], issues: Issue[]): ConvertedTools {
       return;
     }
     if (type === "local_shell") {
-      add(LOCAL_SHELL_TOOL, { kind: "local_shell", name: LOCAL_SHELL }, at);
+      add(structuredClone(LOCAL_SHELL_TOOL), { kind: "local_shell", name: LOCAL_SHELL }, at);
       return;
     }
     const t = memberTool(rawTool, at, issues, true);
