@@ -195,6 +195,19 @@ test("request: what cannot be served is a 400 naming the field", () => {
     () => geminiRequestToChat({ contents: [{ role: "system", parts: [] }] }, CALL),
     "contents.0.role",
   );
+  expectHttp400(
+    () =>
+      geminiRequestToChat(
+        {
+          contents: user([{ text: "x" }]),
+          tools: [{ functionDeclarations: [{ name: "f" }] }],
+          toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["g"] } },
+        },
+        CALL,
+      ),
+    "toolConfig.functionCallingConfig.allowedFunctionNames.0",
+    "'g' is not a declared function",
+  );
 });
 
 /** Reasoning, text, then two calls whose arguments arrive in pieces. */

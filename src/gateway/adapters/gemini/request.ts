@@ -152,7 +152,7 @@ export function geminiRequestToChat(body: unknown, call: GeminiCall): ChatComple
 
   const out: ChatCompletionRequest = { model: call.model, messages };
   const tools = req.tools ? convertTools(req.tools, issues) : [];
-  const choice = convertToolConfig(req.toolConfig?.functionCallingConfig, tools);
+  const choice = convertToolConfig(req.toolConfig?.functionCallingConfig, tools, issues);
   if (choice.tools.length > 0) out.tools = choice.tools;
   if (choice.tool_choice !== undefined) out.tool_choice = choice.tool_choice;
 
@@ -403,9 +403,18 @@ export function toJsonSchema(schema: unknown): unknown {
 function convertToolConfig(
   config: { mode?: string | undefined; allowedFunctionNames?: string[] | undefined } | undefined,
   tools: Tool[],
+  issues: Issue[],
 ): { tools: Tool[]; tool_choice?: unknown } {
   if (!config) return { tools };
   const allowed = config.allowedFunctionNames;
+  const declared = new Set(tools.map((t) => t.function.name));
+  allowed?.forEach((name, i) => {
+    if (declared.has(name)) return;
+    issues.push({
+      path: ["toolConfig", "functionCallingConfig", "allowedFunctionNames", i],
+      message: `'${name}' is not a declared function`,
+    });
+  });
   const narrowed = allowed ? tools.filter((t) => allowed.includes(t.function.name)) : tools;
   switch (config.mode) {
     case "NONE":
