@@ -441,3 +441,33 @@ test("local_shell: the tool, its call (streamed and not) and its output, as Open
   );
   assert.deepEqual((bad.output[0] as { action: { command: string[] } }).action.command, []);
 });
+
+test("developer messages: system, the leading ones folded with the instructions (as Codex sends them)", () => {
+  const chat = responsesRequestToChat({
+    instructions: "Base.",
+    input: [
+      { type: "message", role: "developer", content: [{ type: "input_text", text: "Skills." }] },
+      { type: "message", role: "developer", content: [{ type: "input_text", text: "Perms." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Go." }] },
+      { type: "message", role: "developer", content: "Later." },
+    ],
+  });
+  assert.deepEqual(chat.messages, [
+    { role: "system", content: "Base.\n\nSkills.\n\nPerms." },
+    { role: "user", content: [{ type: "text", text: "Go." }] },
+    { role: "system", content: "Later." },
+  ]);
+  // A leading message with an image is not text: folding stops there.
+  const image = responsesRequestToChat({
+    instructions: "Base.",
+    input: [
+      {
+        role: "developer",
+        content: [{ type: "input_image", image_url: "data:image/png;base64,AA" }],
+      },
+      { role: "user", content: "x" },
+    ],
+  });
+  assert.equal(image.messages.length, 3);
+  assert.equal(image.messages[1]!.role, "system");
+});

@@ -42,6 +42,11 @@ const RequestSchema = z.looseObject(
  * Validates a Responses API request body and translates it to a Chat Completions request.
  *
  * - `instructions` becomes a leading system message; `max_output_tokens` becomes `max_tokens`.
+ * - `developer` messages become `system` ones, and the leading run of them (with `instructions`)
+ *   one system message, their texts joined by a blank line: most open models' chat templates
+ *   know no developer role (some drop it silently, some raise) and take one system message, at
+ *   the start (vLLM folds Codex's developer messages the same way: vllm-project/vllm#43590).
+ *   Later system messages stay where they are, so each turn's prompt still extends the last.
  * - Consecutive assistant-side items (reasoning, assistant messages, function calls) of one turn
  *   fold into one assistant message: reasoning into `reasoning_content`, text into `content`,
  *   calls into `tool_calls` (each `call_id` becoming the tool call's id).
@@ -71,7 +76,7 @@ export function responsesRequestToChat(body: unknown): ChatCompletionRequest {
   const converted = req.tools ? convertTools(req.tools, issues) : undefined;
   let tools = converted?.tools;
 
-  const out: ChatCompletionRequest = { messages };
+  const out: ChatCompletionRequest = { messages: foldSystem(messages) };
   if (req.model !== undefined) out.model = req.model;
 
   const choice = convertToolChoice(req.tool_choice, tools, issues);
@@ -95,6 +100,33 @@ export function responsesRequestToChat(body: unknown): ChatCompletionRequest {
 
   if (issues.length > 0) throw badRequestFromIssues("Responses request", issues);
   return out;
+}
+
+/** developer → system, and the leading system messages folded into one (see above). */
+function foldSystem(messages: ChatMessage[]): ChatMessage[] {
+  const out = messages.map((m) => (m.role === "developer" ? { ...m, role: "system" as const } : m));
+  const texts: string[] = [];
+  let n = 0;
+  for (const m of out) {
+    const text = m.role === "system" ? textOnly(m.content) : undefined;
+    if (text === undefined) break;
+    texts.push(text);
+    n++;
+  }
+  if (n < 2) return out;
+  return [{ role: "system", content: texts.join("\n\n") }, ...out.slice(n)];
+}
+
+/** A message's content as text, when it holds nothing but text. */
+function textOnly(content: ChatMessage["content"]): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = "";
+  for (const p of content) {
+    if (p.type !== "text" || typeof p.text !== "string") return undefined;
+    text += p.text;
+  }
+  return text;
 }
 
 /** Stateful features are refused first: their 400 is more useful than any shape error. */
