@@ -175,7 +175,7 @@ export class Gateway {
         dialect = "gemini";
         const [, prefix, model, api] = g as unknown as [string, string, string, string];
         const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
-        await this.geminiCall(req, res, prefix, decodeId(model), api, query, method);
+        await this.geminiCall(req, res, prefix, decodeModel(model), api, query, method);
         return;
       }
       const m = AGENT_API.exec(path);
@@ -522,6 +522,17 @@ function decodeId(raw: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new HttpError(400, `session id ${JSON.stringify(raw)} is not valid percent-encoding`);
+  }
+}
+
+function decodeModel(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(
+      400,
+      `model ${JSON.stringify(raw)} in the URL is not valid percent-encoding`,
+    );
   }
 }
 
