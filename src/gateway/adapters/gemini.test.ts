@@ -369,6 +369,17 @@ test("gateway: generateContent and streamGenerateContent?alt=sse by session, key
 
     const byQuery = await post<GeminiResponse>(url("generateContent", `?key=${s.token}`), body);
     assert.equal(byQuery.status, 200, byQuery.text);
+    // The session named by a header, under the v1 API version.
+    const byHeader = await post<GeminiResponse>(
+      `${stack.url}/v1/models/m:generateContent`,
+      body,
+      undefined,
+      {
+        "x-session-id": s.id,
+        "x-goog-api-key": s.token,
+      },
+    );
+    assert.equal(byHeader.status, 200, byHeader.text);
 
     const streamed = await post(url("streamGenerateContent", "?alt=sse"), body, undefined, {
       "x-goog-api-key": s.token,
@@ -390,6 +401,7 @@ test("gateway: generateContent and streamGenerateContent?alt=sse by session, key
     assert.deepEqual(
       traces.data.map((t) => [t.api, t.stream, t.status]),
       [
+        ["gemini.generateContent", false, 200],
         ["gemini.generateContent", false, 200],
         ["gemini.generateContent", false, 200],
         ["gemini.generateContent", true, 200],
