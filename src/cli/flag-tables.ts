@@ -127,7 +127,7 @@ export const TRAIN_FLAGS = [
   {
     flag: "--harness <name>",
     path: "trainer.harness",
-    help: "run a coding-agent CLI as the agent: claude-code, opencode, qwen-code, ... (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
+    help: "run a coding-agent CLI as the agent: claude-code, codex, gemini-cli, opencode, qwen-code (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
   },
   {
     flag: "--evaluator <file[#export]>",
@@ -294,7 +294,7 @@ export const EVAL_FLAGS = [
   {
     flag: "--harness <name>",
     path: "eval.harness",
-    help: "run a coding-agent CLI as the agent: claude-code, opencode, qwen-code, ... (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
+    help: "run a coding-agent CLI as the agent: claude-code, codex, gemini-cli, opencode, qwen-code (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
   },
   {
     flag: "--evaluator <file[#export]>",

@@ -56,7 +56,7 @@ export function harnessList(env: NodeJS.ProcessEnv = process.env): string[] {
 
 export function harnessCommand(): Command {
   const harness = new Command("harness").description(
-    "Coding-agent CLIs (Claude Code, opencode, Qwen Code, ...) run as agents with --harness.",
+    "Coding-agent CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) run as agents with --harness.",
   );
   harness
     .command("install")

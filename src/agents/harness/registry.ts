@@ -3,12 +3,14 @@
  * name is an error listing the known ones.
  */
 import { claudeCode } from "./claude-code.js";
+import { codex } from "./codex.js";
+import { geminiCli } from "./gemini-cli.js";
 import { opencode } from "./opencode.js";
 import { qwenCode } from "./qwen-code.js";
 import type { HarnessDefinition } from "./types.js";
 
 export const HARNESSES: Record<string, HarnessDefinition> = Object.fromEntries(
-  [claudeCode, opencode, qwenCode].map((d) => [d.name, d]),
+  [claudeCode, codex, geminiCli, opencode, qwenCode].map((d) => [d.name, d]),
 );
 
 export function harnessNames(): string[] {
