@@ -185,6 +185,10 @@ describe("the verifier", () => {
         `echo '{"a": 1, "b": 2}' > /logs/verifier/reward.json`,
         /reward.json has no "reward" key and 2 numeric values \(a, b\); write "reward"/,
       ],
+      [
+        `echo '{"reward": 1e999, "x": 0.5}' > /logs/verifier/reward.json`,
+        /reward.json: "reward" is not a finite number/,
+      ],
     ];
     for (const [script, message] of bad) {
       await assert.rejects(verifyWith(script), (e: Error) => {
@@ -193,6 +197,31 @@ describe("the verifier", () => {
         return true;
       });
     }
+  });
+
+  it("a process the agent left running cannot forge the reward: the verifier starts with it gone", async () => {
+    // A detached loop that keeps writing reward 1 (and the tests it would plant), started by the
+    // agent before the verifier runs; the verifier's test.sh writes 0 and waits a little.
+    const forger =
+      "setsid sh -c 'while :; do echo 1 > /logs/verifier/reward.txt; mkdir -p /tests; echo \"echo 1 > /logs/verifier/reward.txt\" > /tests/test.sh; done' >/dev/null 2>&1 < /dev/null &";
+    const r = await verifyWith("echo 0 > /logs/verifier/reward.txt; sleep 0.5", [
+      "sh",
+      "-c",
+      forger,
+    ]);
+    assert.equal(r.reward, 0);
+  });
+
+  it("test.sh's output past the exec's output limit is clipped, not killed: the reward still counts", async () => {
+    const r = await verifyWith(
+      "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo tail-line >&2; echo 1 > /logs/verifier/reward.txt",
+    );
+    assert.equal(r.reward, 1);
+    assert.equal(r.exitCode, 0);
+    assert.ok(r.output.length < 9000, `output of ${r.output.length} chars`);
+    assert.match(r.output, /^xxx/);
+    assert.match(r.output, /cut/);
+    assert.match(r.output, /tail-line\n$/);
   });
 
   it("a test.sh past [verifier].timeout_sec is stopped; with no reward the error says so", async () => {
