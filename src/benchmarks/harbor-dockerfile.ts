@@ -6,7 +6,7 @@
  * that is an existing directory (a WORKDIR or a directory copied before) or a copy of several
  * sources is a directory; else a single file source is written at the destination path.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, posix, relative, resolve, sep } from "node:path";
 import type { HarborFile } from "../types/index.js";
 
@@ -174,6 +174,11 @@ function copy(instruction: string, args: string, n: number, s: CopyState): void 
     if (host !== s.context && !host.startsWith(s.context + sep))
       fail(`${src} is outside the build context environment/`);
     if (!existsSync(host)) fail(`${src} does not exist in environment/`);
+    // As Docker sends the context, not the host: a symlink may not lead out of it.
+    const real = realpathSync(host);
+    const root = realpathSync(s.context);
+    if (real !== root && !real.startsWith(root + sep))
+      fail(`${src} leads out of the build context environment/ (to ${real}); copy the file in`);
     if (statSync(host).isDirectory()) {
       for (const f of walk(host)) put(s, posix.join(destAbs, f.rel), f.full, chmod, n);
       for (let d = destAbs; d !== "/"; d = posix.dirname(d)) s.dirs.add(d);

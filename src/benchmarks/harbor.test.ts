@@ -300,6 +300,25 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
     });
   }
 
+  it("a COPY source that is (or goes through) a symlink out of environment/ is refused, never read", () => {
+    const outside = join(tmp, "secret-dir");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, "secret.txt"), "host secret\n");
+    const cases: [string, string][] = [
+      ["secret.txt", join(outside, "secret.txt")], // a file symlink
+      ["sub/secret.txt", outside], // through a dir symlink
+      ["sub", outside], // a dir symlink copied whole
+    ];
+    for (const [src, target] of cases) {
+      const dir = taskDir(dockerfile("WORKDIR /app", `COPY ${src} /app/`));
+      symlinkSync(target, join(dir, "environment", src.split("/")[0]!));
+      assert.throws(
+        () => loadHarborTasks(dir),
+        new RegExp(`COPY: ${src} leads out of the build context environment/`),
+      );
+    }
+  });
+
   it("a file that is neither regular nor a dir (a symlink) is named", () => {
     const dir = taskDir({});
     symlinkSync("/etc/passwd", join(dir, "tests", "link"));

@@ -16,7 +16,8 @@
  *   FROM        one stage, of an image the host stands in for (ubuntu, debian, python,
  *               buildpack-deps: the tools of a Debian-like host); anything else is an error
  *   WORKDIR     absolute, or relative to the previous one; the last is where the agent works (cwd)
- *   COPY, ADD   local files and directories of environment/ (no wildcards, no --from; ADD of a URL
+ *   COPY, ADD   local files and directories of environment/ (no wildcards, no --from, no symlink
+ *               leading out of environment/ — Docker never reads outside its context; ADD of a URL
  *               or an archive is refused), into the last WORKDIR; --chmod is applied, --chown and
  *               --link are ignored (the sandbox has one user); a file keeps its mode on the host
  *   ENV         KEY=VALUE pairs (quoted or not) or `ENV KEY VALUE`, without $ substitution
