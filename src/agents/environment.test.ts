@@ -224,6 +224,18 @@ describe("the verifier", () => {
     assert.match(r.output, /tail-line\n$/);
   });
 
+  it("an exec timeout past node's timer range (24.8 days) is refused, not run as 1 ms", async () => {
+    const env = await openTaskEnvironment(harborTask("true"), { sandboxes });
+    try {
+      await assert.rejects(
+        env.sandbox.exec(["sleep", "0.2"], { timeoutS: 3e6 }),
+        /timeoutS must be a positive number of seconds up to 2147483 \(24.8 days\), got 3000000/,
+      );
+    } finally {
+      await env.release();
+    }
+  });
+
   it("a test.sh past [verifier].timeout_sec is stopped; with no reward the error says so", async () => {
     await assert.rejects(
       verifyWith("sleep 30", undefined, { verifier: { timeoutSec: 0.5, env: {} } }),

@@ -179,6 +179,11 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       /task.toml: verifier.timeout_sec: .*number/,
     ],
     [
+      "a timeout past what a timer holds",
+      () => taskDir({ "task.toml": "[verifier]\ntimeout_sec = 3000000\n" }),
+      /task.toml: verifier.timeout_sec: at most 2147483 s \(24.8 days\)/,
+    ],
+    [
       "a bad size",
       () => taskDir({ "task.toml": '[environment]\nmemory = "lots"\n' }),
       /environment.memory: a size such as "2G"/,

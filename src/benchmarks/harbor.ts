@@ -42,6 +42,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
+import { MAX_EXEC_TIMEOUT_S } from "../sandbox/types.js";
 import { type Evaluator, evaluator } from "../sdk/index.js";
 import type { Episode, HarborFile, HarborTask, Task } from "../types/index.js";
 import type { BenchmarkEntry } from "./entry.js";
@@ -50,7 +51,11 @@ import { HarborTaskError, readDockerfile, walk } from "./harbor-dockerfile.js";
 export { HarborTaskError };
 
 const Env = z.record(z.string(), z.string());
-const Seconds = z.number().positive();
+/** Seconds of a timeout: a sandbox exec holds at most MAX_EXEC_TIMEOUT_S. */
+const Seconds = z
+  .number()
+  .positive()
+  .max(MAX_EXEC_TIMEOUT_S, `at most ${MAX_EXEC_TIMEOUT_S} s (24.8 days)`);
 /** A Harbor key rllm does not read (see the header): accepted, so only a misspelt key is refused. */
 const Known = z.unknown().optional();
 /** "2G", "512M", "1.5GB", "1024Mi": MiB (Harbor's deprecated memory/storage strings). */
