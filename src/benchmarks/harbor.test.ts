@@ -200,6 +200,11 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       /\[verifier\].env.KEY = .*host variables/,
     ],
     [
+      "an empty instruction.md",
+      () => taskDir({ "instruction.md": " \n\n" }),
+      /my-task\/instruction.md is empty: the agent would get no instruction/,
+    ],
+    [
       "no instruction.md",
       () => taskDir({ "instruction.md": null }),
       /my-task\/instruction.md is missing: a Harbor task needs it/,
@@ -322,6 +327,17 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
         new RegExp(`COPY: ${src} leads out of the build context environment/`),
       );
     }
+  });
+
+  it("a task dir given as a symlink in a dir of tasks is read, not skipped", () => {
+    const tasks = join(tmp, "linked-tasks");
+    mkdirSync(tasks, { recursive: true });
+    symlinkSync(taskDir({}), join(tasks, "b-linked"));
+    cpSync(join(FIXTURES, "sum-numbers"), join(tasks, "a-real"), { recursive: true });
+    assert.deepEqual(
+      loadHarborTasks(tasks).map((t) => t.id),
+      ["a-real", "b-linked"],
+    );
   });
 
   it("a file that is neither regular nor a dir (a symlink) is named", () => {

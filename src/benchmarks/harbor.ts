@@ -1,9 +1,9 @@
 /**
  * Tasks in the Harbor layout (harborframework.com/docs/tasks), as `harbor:DIR` in `rllm eval` and
  * `rllm train`. DIR is one task directory or a directory of them (each subdirectory with a
- * task.toml; hidden ones are skipped; id = the directory's name):
+ * task.toml, or a symlink to one; hidden ones are skipped; id = the directory's name):
  *
- *   <task>/instruction.md        the agent's instruction (required)
+ *   <task>/instruction.md        the agent's instruction (required, not empty)
  *   <task>/task.toml             config (required; see TaskTomlSchema)
  *   <task>/environment/Dockerfile  the environment, read as below (required)
  *   <task>/tests/test.sh         the verifier, run after the agent (required; the rest of tests/
@@ -117,7 +117,7 @@ export function loadHarborTasks(dir: string): Task[] {
   const source = `harbor:${dir}`;
   if (existsSync(join(root, "task.toml"))) return [readHarborTask(root, source, 0)];
   const subdirs = readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+    .filter((d) => !d.name.startsWith(".") && isDirectory(join(root, d.name)))
     .map((d) => d.name)
     .sort();
   if (subdirs.length === 0)
@@ -134,10 +134,19 @@ export function loadHarborTasks(dir: string): Task[] {
   });
 }
 
+/** A directory, or a symlink to one (a dir of tasks linked from elsewhere). */
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
 /** One task directory as a Task (see the header for what is read). */
 export function readHarborTask(dir: string, dataSource: string, index: number): Task {
   const config = readTaskToml(join(dir, "task.toml"));
   const instruction = readRequired(join(dir, "instruction.md"), "the agent's instruction");
+  if (instruction.trim() === "")
+    throw new HarborTaskError(
+      `${join(dir, "instruction.md")} is empty: the agent would get no instruction; write the task in it`,
+    );
   readRequired(join(dir, "tests", "test.sh"), "the verifier (it writes /logs/verifier/reward.txt)");
   const env = config.environment ?? {};
   if (env.gpus !== undefined && env.gpus > 0)
