@@ -212,6 +212,14 @@ describe("the verifier", () => {
     assert.equal(r.reward, 0);
   });
 
+  it("an agent that deleted its workdir gets the verifier's reward, not an error", async () => {
+    const r = await verifyWith(
+      "if [ -e main.txt ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt",
+      ["sh", "-c", "rm -rf /work/app"],
+    );
+    assert.equal(r.reward, 0);
+  });
+
   it("test.sh's output past the exec's output limit is clipped, not killed: the reward still counts", async () => {
     const r = await verifyWith(
       "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo tail-line >&2; echo 1 > /logs/verifier/reward.txt",

@@ -29,7 +29,8 @@
  *   is `reward`, or the only value. Before the tests go in, every process the agent left running
  *   is killed (Harbor leaves them: a detached loop could rewrite reward.txt under test.sh) and
  *   /tests and /logs/verifier are emptied, so nothing the agent put there (a reward file, a
- *   conftest.py) counts.
+ *   conftest.py) counts; a workdir the agent removed is made again (empty), so test.sh still runs
+ *   there and rewards what is left rather than failing.
  * A reward file missing, empty or unparseable is a VerifierError naming the file (never reward 0);
  * so is a timeout of test.sh with no reward written. A malformed task is an Error naming the task
  * and the field; the sandbox is released before any error leaves openTaskEnvironment.
@@ -214,8 +215,10 @@ async function verifyHarbor(
   // A fresh /tests and /logs/verifier: what the agent left there (a planted conftest.py, a reward
   // file) is not the verifier's.
   const fresh = [`${sandbox.workdir}/tests`, `${sandbox.workdir}/logs/verifier`];
+  // The workdir made again if the agent removed it: test.sh runs there (and rewards what is left).
+  const workdir = `${sandbox.workdir}${harbor.workdir}`;
   const clear = await sandbox.exec(
-    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@"', "sh", ...fresh],
+    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@" "$0"', workdir, ...fresh],
     { signal },
   );
   if (clear.exitCode !== 0)
