@@ -184,6 +184,11 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       /task.toml: verifier.timeout_sec: at most 2147483 s \(24.8 days\)/,
     ],
     [
+      "a size of 0",
+      () => taskDir({ "task.toml": '[environment]\nmemory = "0G"\n' }),
+      /environment.memory: a size above 0/,
+    ],
+    [
       "a bad size",
       () => taskDir({ "task.toml": '[environment]\nmemory = "lots"\n' }),
       /environment.memory: a size such as "2G"/,

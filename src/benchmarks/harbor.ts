@@ -61,7 +61,11 @@ const Known = z.unknown().optional();
 /** "2G", "512M", "1.5GB", "1024Mi": MiB (Harbor's deprecated memory/storage strings). */
 const Size = z
   .string()
-  .regex(/^\s*\d+(\.\d+)?\s*([kmgt]i?b?)?\s*$/i, 'a size such as "2G" or "512M"');
+  .regex(/^\s*\d+(\.\d+)?\s*([kmgt]i?b?)?\s*$/i, {
+    message: 'a size such as "2G" or "512M"',
+    abort: true,
+  })
+  .refine((text) => Number.parseFloat(text) > 0, 'a size above 0, such as "2G"');
 
 /** task.toml, as far as rllm reads it (see the header). */
 export const TaskTomlSchema = z.looseObject({
