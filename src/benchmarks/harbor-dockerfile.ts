@@ -109,17 +109,19 @@ export function readDockerfile(path: string, context: string): HarborImage {
   return { workdir, files: out, env };
 }
 
-/** Instructions with continuation lines joined and comments dropped, numbered by first line. */
+/**
+ * Instructions with continuation lines joined and comments dropped, numbered by first line. As
+ * Docker's parser does: a continuation line is appended as it is (`A=x\` + `y` is `A=xy`), and
+ * empty and comment lines inside an instruction are skipped.
+ */
 function logicalLines(text: string): Line[] {
   const out: Line[] = [];
   let current: { n: number; text: string } | undefined;
   text.split(/\r?\n/).forEach((raw, i) => {
-    if (/^\s*#/.test(raw) || (!current && raw.trim() === "")) return;
+    if (/^\s*#/.test(raw) || raw.trim() === "") return;
     const continued = /\\\s*$/.test(raw);
     const part = continued ? raw.replace(/\\\s*$/, "") : raw;
-    current = current
-      ? { n: current.n, text: `${current.text} ${part.trim()}` }
-      : { n: i + 1, text: part };
+    current = current ? { n: current.n, text: current.text + part } : { n: i + 1, text: part };
     if (continued) return;
     const m = /^\s*(\S+)\s*(.*)$/s.exec(current.text)!;
     out.push({ n: current.n, instruction: m[1]!.toUpperCase(), args: m[2]!.trim() });

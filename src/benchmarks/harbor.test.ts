@@ -140,6 +140,29 @@ describe("reading Harbor tasks", () => {
     );
     assert.deepEqual(h.env, { GREETING: "hello world" });
   });
+
+  it("line continuations as Docker joins them: the next line as it is, empty and comment lines skipped; a BOM", () => {
+    const dir = taskDir({
+      "environment/Dockerfile": [
+        "\uFEFFFROM debian:bookworm-slim",
+        "WORKDIR /app",
+        "ENV JOINED=ab\\",
+        "cd \\",
+        "",
+        "# a comment inside",
+        "    NEXT=1",
+        "COPY --chown=1:1 \\",
+        "  README.md \\",
+        "  /app/",
+      ].join("\n"),
+    });
+    const h = harborOf(loadHarborTasks(dir)[0]!);
+    assert.deepEqual(h.env, { JOINED: "abcd", NEXT: "1" });
+    assert.deepEqual(
+      h.files.map((f) => f.path),
+      ["README.md"],
+    );
+  });
 });
 
 describe("malformed task dirs: errors naming the path and what to fix", () => {
