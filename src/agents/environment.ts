@@ -31,7 +31,8 @@
  *   /tests and /logs/verifier are emptied, so nothing the agent put there (a reward file, a
  *   conftest.py) counts; a workdir the agent removed is made again (empty), so test.sh still runs
  *   there and rewards what is left rather than failing.
- * A reward file missing, empty or unparseable is a VerifierError naming the file (never reward 0);
+ * A reward file missing, empty or unparseable (a reward.json value past a double's range included)
+ * is a VerifierError naming the file (never reward 0);
  * so is a timeout of test.sh with no reward written. A malformed task is an Error naming the task
  * and the field; the sandbox is released before any error leaves openTaskEnvironment.
  */
