@@ -100,6 +100,18 @@ describe("the Harbor fixtures", () => {
     });
   }
 
+  it("fix-failing-test: a module shadowing the stdlib's unittest (exit 0) does not pass its verifier", async () => {
+    const fix = loadHarborTasks(FIXTURES).find((t) => t.id === "fix-failing-test")!;
+    const env = await openTaskEnvironment(fix, { sandboxes });
+    try {
+      await env.sandbox.upload([{ path: "app/unittest.py", content: "import sys\nsys.exit(0)\n" }]);
+      const result = await env.verify!();
+      assert.equal(result.reward, 0, result.output);
+    } finally {
+      await env.release();
+    }
+  });
+
   it("the sandbox gets the task's links, env and limits", async () => {
     const [fix] = loadHarborTasks(FIXTURES);
     specs.length = 0;
