@@ -368,6 +368,25 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
     );
   });
 
+  it("a task file or dir that is a symlink out of the task dir is refused, never read", () => {
+    const outside = join(tmp, "outside-task");
+    mkdirSync(join(outside, "tests"), { recursive: true });
+    writeFileSync(join(outside, "secret.md"), "host secret\n");
+    writeFileSync(join(outside, "tests", "test.sh"), "echo 1 > /logs/verifier/reward.txt\n");
+    for (const [name, target] of [
+      ["instruction.md", join(outside, "secret.md")],
+      ["tests", join(outside, "tests")],
+      ["environment", join(FIXTURES, "sum-numbers", "environment")],
+    ] as const) {
+      const dir = taskDir({ [name]: null });
+      symlinkSync(target, join(dir, name));
+      assert.throws(
+        () => loadHarborTasks(dir),
+        new RegExp(`my-task/${name} leads out of the task dir \\(to ${target}\\)`),
+      );
+    }
+  });
+
   it("a file that is neither regular nor a dir (a symlink) is named", () => {
     const dir = taskDir({});
     symlinkSync("/etc/passwd", join(dir, "tests", "link"));

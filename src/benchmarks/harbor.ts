@@ -9,6 +9,7 @@
  *   <task>/tests/test.sh         the verifier, run after the agent (required; the rest of tests/
  *                                goes to /tests with it)
  *   <task>/solution/solve.sh     the oracle (optional; not read here)
+ * None of task.toml, instruction.md, tests/ and environment/ may be a symlink out of the task dir.
  *
  * Each becomes a Task whose `data` is {instruction, harbor} (types/harbor.ts), which
  * agents/environment.ts turns into a sandbox and a verifier. The tasks run in the bwrap sandbox
@@ -38,8 +39,8 @@
  * agent ran: toolAgent and the harnesses do), isCorrect when it is > 0. An episode without one is
  * an evaluator error naming the agent, or the verifier's own error — never reward 0.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, join, resolve, sep } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
 import { MAX_EXEC_TIMEOUT_S } from "../sandbox/types.js";
@@ -145,6 +146,7 @@ function isDirectory(path: string): boolean {
 
 /** One task directory as a Task (see the header for what is read). */
 export function readHarborTask(dir: string, dataSource: string, index: number): Task {
+  for (const name of ["task.toml", "instruction.md", "tests", "environment"]) insideTask(dir, name);
   const config = readTaskToml(join(dir, "task.toml"));
   const instruction = readRequired(join(dir, "instruction.md"), "the agent's instruction");
   if (instruction.trim() === "")
@@ -179,6 +181,15 @@ export function readHarborTask(dir: string, dataSource: string, index: number): 
     },
   };
   return { id: basename(dir), dataSource, index, data: { instruction, harbor } };
+}
+
+/** A task's own file or dir, if there: a symlink may not lead out of the task dir (to the host's files). */
+function insideTask(dir: string, name: string): void {
+  const path = join(dir, name);
+  if (!existsSync(path)) return; // a missing one is named where it is required
+  const real = realpathSync(path);
+  if (!real.startsWith(realpathSync(dir) + sep))
+    throw new HarborTaskError(`${path} leads out of the task dir (to ${real}); copy it in`);
 }
 
 /** Why a task without environment/Dockerfile cannot run here, and what to do. */
