@@ -377,6 +377,7 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       ["instruction.md", join(outside, "secret.md")],
       ["tests", join(outside, "tests")],
       ["environment", join(FIXTURES, "sum-numbers", "environment")],
+      ["environment/Dockerfile", join(FIXTURES, "sum-numbers", "environment", "Dockerfile")],
     ] as const) {
       const dir = taskDir({ [name]: null });
       symlinkSync(target, join(dir, name));

@@ -9,7 +9,8 @@
  *   <task>/tests/test.sh         the verifier, run after the agent (required; the rest of tests/
  *                                goes to /tests with it)
  *   <task>/solution/solve.sh     the oracle (optional; not read here)
- * None of task.toml, instruction.md, tests/ and environment/ may be a symlink out of the task dir.
+ * None of task.toml, instruction.md, tests/, environment/ and its Dockerfile may be a symlink out
+ * of the task dir.
  *
  * Each becomes a Task whose `data` is {instruction, harbor} (types/harbor.ts), which
  * agents/environment.ts turns into a sandbox and a verifier. The tasks run in the bwrap sandbox
@@ -146,7 +147,14 @@ function isDirectory(path: string): boolean {
 
 /** One task directory as a Task (see the header for what is read). */
 export function readHarborTask(dir: string, dataSource: string, index: number): Task {
-  for (const name of ["task.toml", "instruction.md", "tests", "environment"]) insideTask(dir, name);
+  for (const name of [
+    "task.toml",
+    "instruction.md",
+    "tests",
+    "environment",
+    "environment/Dockerfile",
+  ])
+    insideTask(dir, name);
   const config = readTaskToml(join(dir, "task.toml"));
   const instruction = readRequired(join(dir, "instruction.md"), "the agent's instruction");
   if (instruction.trim() === "")
