@@ -100,6 +100,18 @@ describe("the Harbor fixtures", () => {
     });
   }
 
+  it("fix-failing-test: a module shadowing the stdlib's unittest (exit 0) does not pass its verifier", async () => {
+    const fix = loadHarborTasks(FIXTURES).find((t) => t.id === "fix-failing-test")!;
+    const env = await openTaskEnvironment(fix, { sandboxes });
+    try {
+      await env.sandbox.upload([{ path: "app/unittest.py", content: "import sys\nsys.exit(0)\n" }]);
+      const result = await env.verify!();
+      assert.equal(result.reward, 0, result.output);
+    } finally {
+      await env.release();
+    }
+  });
+
   it("the sandbox gets the task's links, env and limits", async () => {
     const [fix] = loadHarborTasks(FIXTURES);
     specs.length = 0;
@@ -185,6 +197,10 @@ describe("the verifier", () => {
         `echo '{"a": 1, "b": 2}' > /logs/verifier/reward.json`,
         /reward.json has no "reward" key and 2 numeric values \(a, b\); write "reward"/,
       ],
+      [
+        `echo '{"reward": 1e999, "x": 0.5}' > /logs/verifier/reward.json`,
+        /reward.json: "reward" is not a finite number/,
+      ],
     ];
     for (const [script, message] of bad) {
       await assert.rejects(verifyWith(script), (e: Error) => {
@@ -192,6 +208,51 @@ describe("the verifier", () => {
         assert.match(e.message, message);
         return true;
       });
+    }
+  });
+
+  it("a process the agent left running cannot forge the reward: the verifier starts with it gone", async () => {
+    // A detached loop that keeps writing reward 1 (and the tests it would plant), started by the
+    // agent before the verifier runs; the verifier's test.sh writes 0 and waits a little.
+    const forger =
+      "setsid sh -c 'while :; do echo 1 > /logs/verifier/reward.txt; mkdir -p /tests; echo \"echo 1 > /logs/verifier/reward.txt\" > /tests/test.sh; done' >/dev/null 2>&1 < /dev/null &";
+    const r = await verifyWith("echo 0 > /logs/verifier/reward.txt; sleep 0.5", [
+      "sh",
+      "-c",
+      forger,
+    ]);
+    assert.equal(r.reward, 0);
+  });
+
+  it("an agent that deleted its workdir gets the verifier's reward, not an error", async () => {
+    const r = await verifyWith(
+      "if [ -e main.txt ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt",
+      ["sh", "-c", "rm -rf /work/app"],
+    );
+    assert.equal(r.reward, 0);
+  });
+
+  it("test.sh's output past the exec's output limit is clipped, not killed: the reward still counts", async () => {
+    const r = await verifyWith(
+      "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo tail-line >&2; echo 1 > /logs/verifier/reward.txt",
+    );
+    assert.equal(r.reward, 1);
+    assert.equal(r.exitCode, 0);
+    assert.ok(r.output.length < 9000, `output of ${r.output.length} chars`);
+    assert.match(r.output, /^xxx/);
+    assert.match(r.output, /cut/);
+    assert.match(r.output, /tail-line\n$/);
+  });
+
+  it("an exec timeout past node's timer range (24.8 days) is refused, not run as 1 ms", async () => {
+    const env = await openTaskEnvironment(harborTask("true"), { sandboxes });
+    try {
+      await assert.rejects(
+        env.sandbox.exec(["sleep", "0.2"], { timeoutS: 3e6 }),
+        /timeoutS must be a positive number of seconds up to 2147483 \(24.8 days\), got 3000000/,
+      );
+    } finally {
+      await env.release();
     }
   });
 

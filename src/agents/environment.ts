@@ -21,12 +21,18 @@
  *   workdir. `verify()` runs the task's verifier as Harbor's Verifier.verify does (harbor
  *   `src/harbor/verifier/verifier.py`, read at 15735640198/harbor@4e55c49): tests/ uploaded to
  *   /tests (test.sh made executable), `bash /tests/test.sh` run from the workdir with
- *   [verifier].env under [verifier].timeout_sec, its exit code ignored; then the reward from
+ *   [verifier].env under [verifier].timeout_sec, its exit code ignored, its stdout and stderr to
+ *   /logs/verifier/test-stdout.txt (so long output is kept up to the sandbox's fileMb, never a
+ *   reason to stop it); then the reward from
  *   /logs/verifier/reward.json (an object; its numeric, non-boolean values are the rewards; without
  *   a `reward` key, reward.txt supplies it when present) else reward.txt (one number). The reward
- *   is `reward`, or the only value. Before the tests go in, /tests and /logs/verifier are emptied,
- *   so nothing the agent put there (a reward file, a conftest.py) counts.
- * A reward file missing, empty or unparseable is a VerifierError naming the file (never reward 0);
+ *   is `reward`, or the only value. Before the tests go in, every process the agent left running
+ *   is killed (Harbor leaves them: a detached loop could rewrite reward.txt under test.sh) and
+ *   /tests and /logs/verifier are emptied, so nothing the agent put there (a reward file, a
+ *   conftest.py) counts; a workdir the agent removed is made again (empty), so test.sh still runs
+ *   there and rewards what is left rather than failing.
+ * A reward file missing, empty or unparseable (a reward.json value past a double's range included)
+ * is a VerifierError naming the file (never reward 0);
  * so is a timeout of test.sh with no reward written. A malformed task is an Error naming the task
  * and the field; the sandbox is released before any error leaves openTaskEnvironment.
  */
@@ -62,7 +68,7 @@ export interface VerifierResult {
   rewards?: Record<string, number>;
   /** test.sh's exit code (ignored for the reward, as Harbor does); null when a signal ended it. */
   exitCode: number | null;
-  /** test.sh's stdout then stderr, clipped to VERIFIER_OUTPUT_CHARS (head and tail). */
+  /** test.sh's stdout and stderr as they came (test-stdout.txt), clipped to VERIFIER_OUTPUT_CHARS (head and tail). */
   output: string;
   timedOut: boolean;
   seconds: number;
@@ -122,13 +128,22 @@ export async function openTaskEnvironment(
     throw err;
   }
   const harbor = prepared.harbor;
+  // The sandbox's own processes (its init, a container's keep-alive), spared when the agent's end.
+  const spared = harbor
+    ? await sandboxPids(sandbox).catch(async (err: Error) => {
+        await release();
+        throw new Error(`task ${task.id}: ${err.message}`, { cause: err });
+      })
+    : [];
   return {
     sandbox,
     cwd: harbor ? harbor.workdir : sandbox.workdir,
     instruction: prepared.instruction,
     links: prepared.spec?.links ?? {},
     ...(harbor?.agentTimeoutSec !== undefined ? { timeoutSec: harbor.agentTimeoutSec } : {}),
-    ...(harbor ? { verify: (signal?: AbortSignal) => verifyHarbor(sandbox, harbor, signal) } : {}),
+    ...(harbor
+      ? { verify: (signal?: AbortSignal) => verifyHarbor(sandbox, harbor, spared, signal) }
+      : {}),
     release,
   };
 }
@@ -193,14 +208,18 @@ function harborSetup(task: Task, extra: SandboxSpec | undefined): Setup {
 async function verifyHarbor(
   sandbox: Sandbox,
   harbor: HarborTask,
+  spared: string[],
   signal?: AbortSignal,
 ): Promise<VerifierResult> {
   const started = performance.now();
+  await endAgentProcesses(sandbox, harbor.dir, spared, signal);
   // A fresh /tests and /logs/verifier: what the agent left there (a planted conftest.py, a reward
   // file) is not the verifier's.
   const fresh = [`${sandbox.workdir}/tests`, `${sandbox.workdir}/logs/verifier`];
+  // The workdir made again if the agent removed it: test.sh runs there (and rewards what is left).
+  const workdir = `${sandbox.workdir}${harbor.workdir}`;
   const clear = await sandbox.exec(
-    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@"', "sh", ...fresh],
+    ["sh", "-c", 'rm -rf -- "$@" && mkdir -p -- "$@" "$0"', workdir, ...fresh],
     { signal },
   );
   if (clear.exitCode !== 0)
@@ -214,14 +233,18 @@ async function verifyHarbor(
       mode: f.path === "test.sh" ? f.mode | 0o755 : f.mode,
     })),
   );
-  const run = await sandbox.exec(["bash", "/tests/test.sh"], {
-    cwd: harbor.workdir.slice(1),
-    env: harbor.verifier.env,
-    timeoutS: harbor.verifier.timeoutSec,
-    signal,
-  });
+  // Its output goes to a file, as Harbor's does (an exec's output past its limit kills it).
+  const run = await sandbox.exec(
+    ["sh", "-c", 'exec bash /tests/test.sh > "$1" 2>&1', "sh", `${sandbox.workdir}/${STDOUT_FILE}`],
+    {
+      cwd: harbor.workdir.slice(1),
+      env: harbor.verifier.env,
+      timeoutS: harbor.verifier.timeoutSec,
+      signal,
+    },
+  );
   const output = clipOutput(
-    [run.stdout, run.stderr && `--- stderr ---\n${run.stderr}`].filter(Boolean).join("\n"),
+    (await readOptional(sandbox, STDOUT_FILE).catch((e: Error) => `[${e.message}]`)) ?? "",
   );
   const how = run.timedOut
     ? `test.sh timed out after ${harbor.verifier.timeoutSec} s ([verifier].timeout_sec)`
@@ -237,7 +260,54 @@ async function verifyHarbor(
   };
 }
 
+/** The pids of the sandbox's processes but the listing's own (its shell and the exec's wrapper). */
+const LIST_PIDS = `for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = $$ ] || [ "$p" = $PPID ] || echo "$p"; done`;
+
+/**
+ * SIGKILL to every live process but pid 1, itself, its parent and the pids given, round after
+ * round until a round finds none (zombies are dead: they write nothing); exits 1 naming what is
+ * left after 100 rounds.
+ */
+const KILL_OTHERS = `spare=" 1 $$ $PPID $* "; n=0
+while :; do
+  left=
+  for d in /proc/[0-9]*; do
+    p=\${d#/proc/}
+    case $spare in *" $p "*) continue;; esac
+    s=
+    while IFS= read -r l; do case $l in State:*) s=$l; break;; esac; done 2>/dev/null < "$d/status"
+    case $s in ""|*Z*|*X*) continue;; esac
+    kill -9 "$p" 2>/dev/null; left="$left $p"
+  done
+  [ -z "$left" ] && exit 0
+  n=$((n + 1)); [ $n -lt 100 ] || { echo "$left"; exit 1; }
+done`;
+
+async function sandboxPids(sandbox: Sandbox): Promise<string[]> {
+  const r = await sandbox.exec(["sh", "-c", LIST_PIDS], { timeoutS: 10 });
+  if (r.exitCode !== 0) throw new Error(`cannot list the sandbox's processes: ${r.stderr.trim()}`);
+  return r.stdout.split("\n").filter(Boolean);
+}
+
+/** Every process the agent left running killed (see the header); only test.sh writes the reward. */
+async function endAgentProcesses(
+  sandbox: Sandbox,
+  dir: string,
+  spared: string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const r = await sandbox.exec(["sh", "-c", KILL_OTHERS, "sh", ...spared], {
+    timeoutS: 30,
+    signal,
+  });
+  if (r.exitCode !== 0)
+    throw new VerifierError(
+      `${dir}: the processes the agent left running could not be killed before the verifier (${r.stdout.trim() || r.stderr.trim() || `exit ${r.exitCode ?? r.signal}`})`,
+    );
+}
+
 const JSON_FILE = "logs/verifier/reward.json";
+const STDOUT_FILE = "logs/verifier/test-stdout.txt";
 const TEXT_FILE = "logs/verifier/reward.txt";
 
 /** reward.json, else reward.txt, as Harbor's Verifier reads them. */
@@ -291,11 +361,13 @@ export function parseRewardJson(text: string, dir: string): Record<string, numbe
     throw new VerifierError(
       `${where} must be a JSON object of name → number, got ${text.slice(0, 200)}`,
     );
-  return Object.fromEntries(
-    Object.entries(parsed).filter(
-      (e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]),
-    ),
+  const rewards = Object.entries(parsed).filter(
+    (e): e is [string, number] => typeof e[1] === "number",
   );
+  const infinite = rewards.find(([, v]) => !Number.isFinite(v));
+  if (infinite)
+    throw new VerifierError(`${where}: ${JSON.stringify(infinite[0])} is not a finite number`);
+  return Object.fromEntries(rewards);
 }
 
 export function parseRewardText(text: string, dir: string): number {

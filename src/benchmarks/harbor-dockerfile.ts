@@ -6,7 +6,7 @@
  * that is an existing directory (a WORKDIR or a directory copied before) or a copy of several
  * sources is a directory; else a single file source is written at the destination path.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, posix, relative, resolve, sep } from "node:path";
 import type { HarborFile } from "../types/index.js";
 
@@ -109,17 +109,19 @@ export function readDockerfile(path: string, context: string): HarborImage {
   return { workdir, files: out, env };
 }
 
-/** Instructions with continuation lines joined and comments dropped, numbered by first line. */
+/**
+ * Instructions with continuation lines joined and comments dropped, numbered by first line. As
+ * Docker's parser does: a continuation line is appended as it is (`A=x\` + `y` is `A=xy`), and
+ * empty and comment lines inside an instruction are skipped.
+ */
 function logicalLines(text: string): Line[] {
   const out: Line[] = [];
   let current: { n: number; text: string } | undefined;
   text.split(/\r?\n/).forEach((raw, i) => {
-    if (/^\s*#/.test(raw) || (!current && raw.trim() === "")) return;
+    if (/^\s*#/.test(raw) || raw.trim() === "") return;
     const continued = /\\\s*$/.test(raw);
     const part = continued ? raw.replace(/\\\s*$/, "") : raw;
-    current = current
-      ? { n: current.n, text: `${current.text} ${part.trim()}` }
-      : { n: i + 1, text: part };
+    current = current ? { n: current.n, text: current.text + part } : { n: i + 1, text: part };
     if (continued) return;
     const m = /^\s*(\S+)\s*(.*)$/s.exec(current.text)!;
     out.push({ n: current.n, instruction: m[1]!.toUpperCase(), args: m[2]!.trim() });
@@ -174,6 +176,11 @@ function copy(instruction: string, args: string, n: number, s: CopyState): void 
     if (host !== s.context && !host.startsWith(s.context + sep))
       fail(`${src} is outside the build context environment/`);
     if (!existsSync(host)) fail(`${src} does not exist in environment/`);
+    // As Docker sends the context, not the host: a symlink may not lead out of it.
+    const real = realpathSync(host);
+    const root = realpathSync(s.context);
+    if (real !== root && !real.startsWith(root + sep))
+      fail(`${src} leads out of the build context environment/ (to ${real}); copy the file in`);
     if (statSync(host).isDirectory()) {
       for (const f of walk(host)) put(s, posix.join(destAbs, f.rel), f.full, chmod, n);
       for (let d = destAbs; d !== "/"; d = posix.dirname(d)) s.dirs.add(d);

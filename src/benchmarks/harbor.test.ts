@@ -140,6 +140,29 @@ describe("reading Harbor tasks", () => {
     );
     assert.deepEqual(h.env, { GREETING: "hello world" });
   });
+
+  it("line continuations as Docker joins them: the next line as it is, empty and comment lines skipped; a BOM", () => {
+    const dir = taskDir({
+      "environment/Dockerfile": [
+        "\uFEFFFROM debian:bookworm-slim",
+        "WORKDIR /app",
+        "ENV JOINED=ab\\",
+        "cd \\",
+        "",
+        "# a comment inside",
+        "    NEXT=1",
+        "COPY --chown=1:1 \\",
+        "  README.md \\",
+        "  /app/",
+      ].join("\n"),
+    });
+    const h = harborOf(loadHarborTasks(dir)[0]!);
+    assert.deepEqual(h.env, { JOINED: "abcd", NEXT: "1" });
+    assert.deepEqual(
+      h.files.map((f) => f.path),
+      ["README.md"],
+    );
+  });
 });
 
 describe("malformed task dirs: errors naming the path and what to fix", () => {
@@ -179,6 +202,16 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       /task.toml: verifier.timeout_sec: .*number/,
     ],
     [
+      "a timeout past what a timer holds",
+      () => taskDir({ "task.toml": "[verifier]\ntimeout_sec = 3000000\n" }),
+      /task.toml: verifier.timeout_sec: at most 2147483 s \(24.8 days\)/,
+    ],
+    [
+      "a size of 0",
+      () => taskDir({ "task.toml": '[environment]\nmemory = "0G"\n' }),
+      /environment.memory: a size above 0/,
+    ],
+    [
       "a bad size",
       () => taskDir({ "task.toml": '[environment]\nmemory = "lots"\n' }),
       /environment.memory: a size such as "2G"/,
@@ -193,6 +226,11 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: Harbor's ${VAR} syntax, literally
       () => taskDir({ "task.toml": '[verifier.env]\nKEY = "${OPENAI_API_KEY}"\n' }),
       /\[verifier\].env.KEY = .*host variables/,
+    ],
+    [
+      "an empty instruction.md",
+      () => taskDir({ "instruction.md": " \n\n" }),
+      /my-task\/instruction.md is empty: the agent would get no instruction/,
     ],
     [
       "no instruction.md",
@@ -299,6 +337,56 @@ describe("malformed task dirs: errors naming the path and what to fix", () => {
       assert.throws(() => harborBenchmark(dir), message); // harbor:DIR reports the same
     });
   }
+
+  it("a COPY source that is (or goes through) a symlink out of environment/ is refused, never read", () => {
+    const outside = join(tmp, "secret-dir");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, "secret.txt"), "host secret\n");
+    const cases: [string, string][] = [
+      ["secret.txt", join(outside, "secret.txt")], // a file symlink
+      ["sub/secret.txt", outside], // through a dir symlink
+      ["sub", outside], // a dir symlink copied whole
+    ];
+    for (const [src, target] of cases) {
+      const dir = taskDir(dockerfile("WORKDIR /app", `COPY ${src} /app/`));
+      symlinkSync(target, join(dir, "environment", src.split("/")[0]!));
+      assert.throws(
+        () => loadHarborTasks(dir),
+        new RegExp(`COPY: ${src} leads out of the build context environment/`),
+      );
+    }
+  });
+
+  it("a task dir given as a symlink in a dir of tasks is read, not skipped", () => {
+    const tasks = join(tmp, "linked-tasks");
+    mkdirSync(tasks, { recursive: true });
+    symlinkSync(taskDir({}), join(tasks, "b-linked"));
+    cpSync(join(FIXTURES, "sum-numbers"), join(tasks, "a-real"), { recursive: true });
+    assert.deepEqual(
+      loadHarborTasks(tasks).map((t) => t.id),
+      ["a-real", "b-linked"],
+    );
+  });
+
+  it("a task file or dir that is a symlink out of the task dir is refused, never read", () => {
+    const outside = join(tmp, "outside-task");
+    mkdirSync(join(outside, "tests"), { recursive: true });
+    writeFileSync(join(outside, "secret.md"), "host secret\n");
+    writeFileSync(join(outside, "tests", "test.sh"), "echo 1 > /logs/verifier/reward.txt\n");
+    for (const [name, target] of [
+      ["instruction.md", join(outside, "secret.md")],
+      ["tests", join(outside, "tests")],
+      ["environment", join(FIXTURES, "sum-numbers", "environment")],
+      ["environment/Dockerfile", join(FIXTURES, "sum-numbers", "environment", "Dockerfile")],
+    ] as const) {
+      const dir = taskDir({ [name]: null });
+      symlinkSync(target, join(dir, name));
+      assert.throws(
+        () => loadHarborTasks(dir),
+        new RegExp(`my-task/${name} leads out of the task dir \\(to ${target}\\)`),
+      );
+    }
+  });
 
   it("a file that is neither regular nor a dir (a symlink) is named", () => {
     const dir = taskDir({});

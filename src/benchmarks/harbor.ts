@@ -1,14 +1,16 @@
 /**
  * Tasks in the Harbor layout (harborframework.com/docs/tasks), as `harbor:DIR` in `rllm eval` and
  * `rllm train`. DIR is one task directory or a directory of them (each subdirectory with a
- * task.toml; hidden ones are skipped; id = the directory's name):
+ * task.toml, or a symlink to one; hidden ones are skipped; id = the directory's name):
  *
- *   <task>/instruction.md        the agent's instruction (required)
+ *   <task>/instruction.md        the agent's instruction (required, not empty)
  *   <task>/task.toml             config (required; see TaskTomlSchema)
  *   <task>/environment/Dockerfile  the environment, read as below (required)
  *   <task>/tests/test.sh         the verifier, run after the agent (required; the rest of tests/
  *                                goes to /tests with it)
  *   <task>/solution/solve.sh     the oracle (optional; not read here)
+ * None of task.toml, instruction.md, tests/, environment/ and its Dockerfile may be a symlink out
+ * of the task dir.
  *
  * Each becomes a Task whose `data` is {instruction, harbor} (types/harbor.ts), which
  * agents/environment.ts turns into a sandbox and a verifier. The tasks run in the bwrap sandbox
@@ -16,7 +18,8 @@
  *   FROM        one stage, of an image the host stands in for (ubuntu, debian, python,
  *               buildpack-deps: the tools of a Debian-like host); anything else is an error
  *   WORKDIR     absolute, or relative to the previous one; the last is where the agent works (cwd)
- *   COPY, ADD   local files and directories of environment/ (no wildcards, no --from; ADD of a URL
+ *   COPY, ADD   local files and directories of environment/ (no wildcards, no --from, no symlink
+ *               leading out of environment/ — Docker never reads outside its context; ADD of a URL
  *               or an archive is refused), into the last WORKDIR; --chmod is applied, --chown and
  *               --link are ignored (the sandbox has one user); a file keeps its mode on the host
  *   ENV         KEY=VALUE pairs (quoted or not) or `ENV KEY VALUE`, without $ substitution
@@ -37,10 +40,11 @@
  * agent ran: toolAgent and the harnesses do), isCorrect when it is > 0. An episode without one is
  * an evaluator error naming the agent, or the verifier's own error — never reward 0.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, join, resolve, sep } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
+import { MAX_EXEC_TIMEOUT_S } from "../sandbox/types.js";
 import { type Evaluator, evaluator } from "../sdk/index.js";
 import type { Episode, HarborFile, HarborTask, Task } from "../types/index.js";
 import type { BenchmarkEntry } from "./entry.js";
@@ -49,13 +53,21 @@ import { HarborTaskError, readDockerfile, walk } from "./harbor-dockerfile.js";
 export { HarborTaskError };
 
 const Env = z.record(z.string(), z.string());
-const Seconds = z.number().positive();
+/** Seconds of a timeout: a sandbox exec holds at most MAX_EXEC_TIMEOUT_S. */
+const Seconds = z
+  .number()
+  .positive()
+  .max(MAX_EXEC_TIMEOUT_S, `at most ${MAX_EXEC_TIMEOUT_S} s (24.8 days)`);
 /** A Harbor key rllm does not read (see the header): accepted, so only a misspelt key is refused. */
 const Known = z.unknown().optional();
 /** "2G", "512M", "1.5GB", "1024Mi": MiB (Harbor's deprecated memory/storage strings). */
 const Size = z
   .string()
-  .regex(/^\s*\d+(\.\d+)?\s*([kmgt]i?b?)?\s*$/i, 'a size such as "2G" or "512M"');
+  .regex(/^\s*\d+(\.\d+)?\s*([kmgt]i?b?)?\s*$/i, {
+    message: 'a size such as "2G" or "512M"',
+    abort: true,
+  })
+  .refine((text) => Number.parseFloat(text) > 0, 'a size above 0, such as "2G"');
 
 /** task.toml, as far as rllm reads it (see the header). */
 export const TaskTomlSchema = z.looseObject({
@@ -111,7 +123,7 @@ export function loadHarborTasks(dir: string): Task[] {
   const source = `harbor:${dir}`;
   if (existsSync(join(root, "task.toml"))) return [readHarborTask(root, source, 0)];
   const subdirs = readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+    .filter((d) => !d.name.startsWith(".") && isDirectory(join(root, d.name)))
     .map((d) => d.name)
     .sort();
   if (subdirs.length === 0)
@@ -128,10 +140,27 @@ export function loadHarborTasks(dir: string): Task[] {
   });
 }
 
+/** A directory, or a symlink to one (a dir of tasks linked from elsewhere). */
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
 /** One task directory as a Task (see the header for what is read). */
 export function readHarborTask(dir: string, dataSource: string, index: number): Task {
+  for (const name of [
+    "task.toml",
+    "instruction.md",
+    "tests",
+    "environment",
+    "environment/Dockerfile",
+  ])
+    insideTask(dir, name);
   const config = readTaskToml(join(dir, "task.toml"));
   const instruction = readRequired(join(dir, "instruction.md"), "the agent's instruction");
+  if (instruction.trim() === "")
+    throw new HarborTaskError(
+      `${join(dir, "instruction.md")} is empty: the agent would get no instruction; write the task in it`,
+    );
   readRequired(join(dir, "tests", "test.sh"), "the verifier (it writes /logs/verifier/reward.txt)");
   const env = config.environment ?? {};
   if (env.gpus !== undefined && env.gpus > 0)
@@ -160,6 +189,15 @@ export function readHarborTask(dir: string, dataSource: string, index: number): 
     },
   };
   return { id: basename(dir), dataSource, index, data: { instruction, harbor } };
+}
+
+/** A task's own file or dir, if there: a symlink may not lead out of the task dir (to the host's files). */
+function insideTask(dir: string, name: string): void {
+  const path = join(dir, name);
+  if (!existsSync(path)) return; // a missing one is named where it is required
+  const real = realpathSync(path);
+  if (!real.startsWith(realpathSync(dir) + sep))
+    throw new HarborTaskError(`${path} leads out of the task dir (to ${real}); copy it in`);
 }
 
 /** Why a task without environment/Dockerfile cannot run here, and what to do. */

@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   type ExecOptions,
   type ExecResult,
+  MAX_EXEC_TIMEOUT_S,
   type SandboxCapabilities,
   SandboxError,
   type SandboxLimitName,
@@ -180,8 +181,10 @@ export function checkExec(
     );
   }
   const timeoutS = o.timeoutS ?? DEFAULT_EXEC_TIMEOUT_S;
-  if (!(typeof timeoutS === "number" && timeoutS > 0 && Number.isFinite(timeoutS))) {
-    throw new SandboxError(`exec timeoutS must be a positive number of seconds, got ${timeoutS}`);
+  if (!(typeof timeoutS === "number" && timeoutS > 0 && timeoutS <= MAX_EXEC_TIMEOUT_S)) {
+    throw new SandboxError(
+      `exec timeoutS must be a positive number of seconds up to ${MAX_EXEC_TIMEOUT_S} (24.8 days), got ${timeoutS}`,
+    );
   }
   const maxOutputBytes = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 0)) {

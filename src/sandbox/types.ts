@@ -62,6 +62,8 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 
 /** An exec's wall-clock limit when it gives none, seconds. */
 export const DEFAULT_EXEC_TIMEOUT_S = 30;
+/** The longest exec timeout, seconds: node's timers hold at most 2^31 - 1 ms (longer fire at once). */
+export const MAX_EXEC_TIMEOUT_S = 2147483;
 /** Bytes of stdout (and of stderr) an exec keeps when it gives no maxOutputBytes. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
 
@@ -107,7 +109,7 @@ export interface SandboxFile {
 export interface ExecOptions {
   /** Bytes on the command's stdin; default none (stdin is /dev/null). */
   stdin?: Uint8Array | string;
-  /** Wall-clock limit, seconds; default 30. */
+  /** Wall-clock limit, seconds; default 30, at most MAX_EXEC_TIMEOUT_S. */
   timeoutS?: number;
   /** Working dir inside the sandbox, relative to the work dir; default the work dir. */
   cwd?: string;
