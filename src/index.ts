@@ -10,13 +10,24 @@
  *     rllm/gateway     the gateway and its store (./public/gateway.ts)
  */
 
-// The built-in tool-calling agent: bash, files and submit in the task's sandbox, MCP servers' tools.
+// The built-in tool-calling agent (bash, files and submit in the task's sandbox, MCP servers' tools); the coding-agent
+// CLIs (Claude Code, opencode, Qwen Code, ...) run unchanged as the agent; the task environment
+// every agent that acts opens (a Harbor task's sandbox and verifier).
 export {
+  type HarnessAgentOptions,
+  type HarnessDefinition,
+  harnessAgent,
+  harnessNames,
+  installHarness,
   type McpServerOptions,
+  openTaskEnvironment,
+  type TaskEnvironment,
   type ToolAgent,
   type ToolAgentOptions,
   ToolAgentOptionsSchema,
   toolAgent,
+  VerifierError,
+  type VerifierResult,
 } from "./agents/index.js";
 // The embedded local backend (a small transformer trained on the CPU, in worker threads).
 export { LocalBackend } from "./backends/local/backend.js";
@@ -40,12 +51,15 @@ export {
   defaultRollout,
   generateCountdown,
   getBenchmark,
+  HarborTaskError,
   HubDownloadError,
   type LoadBenchmarkOptions,
   listBenchmarks,
   loadBenchmark,
+  loadHarborTasks,
   loadRows,
   type Row,
+  verifierEvaluator,
 } from "./benchmarks/index.js";
 // The one config: defaults ← file ← environment ← flags.
 export {

@@ -1,4 +1,32 @@
 export {
+  harborLinks,
+  type OpenTaskEnvironmentOptions,
+  openTaskEnvironment,
+  type TaskEnvironment,
+  VERIFIER_OUTPUT_CHARS,
+  VerifierError,
+  type VerifierResult,
+} from "./environment.js";
+export {
+  type HarnessAgentOptions,
+  HarnessAgentOptionsSchema,
+  harnessAgent,
+} from "./harness/agent.js";
+export {
+  HarnessNotInstalledError,
+  installHarness,
+  type LocatedHarness,
+  locateHarness,
+} from "./harness/install.js";
+export { HARNESSES, harnessDefinition, harnessNames } from "./harness/registry.js";
+export type {
+  HarnessContext,
+  HarnessDefinition,
+  HarnessDialect,
+  HarnessFile,
+  HarnessSetup,
+} from "./harness/types.js";
+export {
   type McpServerOptions,
   McpServerOptionsSchema,
   McpServers,

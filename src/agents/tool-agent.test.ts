@@ -327,7 +327,7 @@ describe("the tool agent", () => {
     });
     ep = r.episodes[0]!;
     assert.equal(ep.terminationReason, "error");
-    assert.equal(ep.info?.error, "no sandbox for you");
+    assert.equal(ep.info?.error, "task t8: no sandbox for you"); // named by the task environment
     assert.equal(ep.trajectories[0]!.steps.length, 0);
 
     // a sandbox that ends under the agent: the command cannot run, the episode cannot go on

@@ -5,16 +5,19 @@
  *
  *   const agent = toolAgent({ maxTurns: 20 })       // a Rollout, like chatAgent()
  *
- * One episode: acquire a sandbox from `sandboxes` (default the process's shared pool) → write the
- * task's files into its work dir → loop { one LLM call with the tools → run its tool calls in
- * order, each answered by a tool message } → release the sandbox (always: also on an error, a
- * throw or an abort).
+ * One episode: open the task's environment (environment.ts: a sandbox from `sandboxes`, default
+ * the process's shared pool, with the task's files; for a Harbor task its WORKDIR, fixed paths and
+ * verifier) → loop { one LLM call with the tools → run its tool calls in order, each answered by a
+ * tool message }, commands starting in the environment's cwd → the task's verifier, when it has
+ * one → release the environment (always: also on an error, a throw or an abort).
  *
- * The task: `task.data.instruction` (or `question`) is the user message; `task.data.files`, an
- * optional object of relative path → text, is the work dir the episode starts with. The files are
- * uploaded into a warm sandbox rather than given as a snapshot spec: the pool makes a sandbox for
- * a spec of its own on demand (the warm ones go unused) and without the pool's spec (its network
- * setting); the agent starts from the same files either way.
+ * The task: the environment's instruction (`task.data.instruction` or `question`; a Harbor task's
+ * instruction.md) is the user message; `task.data.files`, an optional object of relative path →
+ * text, is the work dir a plain task starts with.
+ *
+ * The verifier runs after every ending the agent reached itself (submit, a limit, an error) and
+ * not after the engine's abort; its result is `info.verifier` (a VerifierResult: the reward the
+ * harbor evaluator gives), or `info.verifierError` when it produced no reward.
  *
  * How it ends, as terminationReason (and `info.toolAgent.endedBy`):
  *   env_done                      `submit` was called (its answer is `info.answer`, which
@@ -23,8 +26,9 @@
  *                                 OpenAI Agents SDK and the AI SDK's loops)
  *   max_turns_exceeded            `maxTurns` LLM calls and no submit
  *   max_response_length_exceeded  the completion tokens of all calls reached `maxCompletionTokens`
- *   timeout                       `maxSeconds` of wall time passed (a running call or command is
- *                                 aborted)
+ *   timeout                       `maxSeconds` of wall time passed, or the task environment's
+ *                                 shorter timeoutSec (Harbor's [agent].timeout_sec); a running
+ *                                 call or command is aborted
  *   error                         the model call was refused (4xx), the task is malformed, or
  *                                 the sandbox could not be had or ended; `info.error` says what
  * A 5xx or a lost connection is thrown instead (AgentHttpError / the fetch error): the engine
@@ -45,7 +49,6 @@ import { request } from "undici";
 import { z } from "zod";
 import type { SandboxSource } from "../sandbox/shared.js";
 import { sharedSandboxes } from "../sandbox/shared.js";
-import type { Sandbox } from "../sandbox/types.js";
 import {
   AgentHttpError,
   isPromptTooLong,
@@ -54,6 +57,7 @@ import {
   rollout,
 } from "../sdk/index.js";
 import type { ChatMessage, StepInput, Task, TerminationReason, ToolCall } from "../types/index.js";
+import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "./environment.js";
 import { McpServers, McpServersSchema } from "./mcp.js";
 import { builtinToolbox, type Toolbox, type ToolContext } from "./tools.js";
 
@@ -86,13 +90,6 @@ export type ToolAgentOptions = z.input<typeof ToolAgentOptionsSchema> & {
   /** Where the episode's sandbox comes from (default: the process's shared pool). */
   sandboxes?: SandboxSource;
 };
-
-/** What the agent reads of a task. */
-const TaskDataSchema = z.looseObject({
-  instruction: z.string().optional(),
-  question: z.string().optional(),
-  files: z.record(z.string(), z.string()).optional(),
-});
 
 interface Counters {
   turns: number;
@@ -145,63 +142,47 @@ async function episode(
     sandboxSeconds: 0,
   };
   const steps: StepInput[] = [];
-  // The episode's own deadline: aborts a running call or command when maxSeconds is up.
+  // The episode's own deadline: aborts a running call or command when maxSeconds is up (or the
+  // task's own agent timeout, when it sets a shorter one).
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error(`the episode ran past ${s.maxSeconds} s`)),
-    s.maxSeconds * 1000,
-  );
+  const expire = (seconds: number) =>
+    setTimeout(
+      () => deadline.abort(new Error(`the episode ran past ${seconds} s`)),
+      Math.max(0, seconds * 1000 - (performance.now() - started)),
+    );
+  let timer = expire(s.maxSeconds);
   const signal = AbortSignal.any([config.signal, deadline.signal]);
-  let sandbox: Sandbox | undefined;
+  let env: TaskEnvironment | undefined;
   let ending: Ending;
+  let verified: { verifier: VerifierResult } | { verifierError: string } | undefined;
   try {
-    const data = TaskDataSchema.safeParse(task.data);
-    const instruction = data.success ? (data.data.instruction ?? data.data.question) : undefined;
-    if (!data.success || instruction === undefined) {
-      const why = data.success
-        ? "neither data.instruction nor data.question is set"
-        : data.error.issues.map((i) => `data.${i.path.join(".")}: ${i.message}`).join("; ");
-      ending = { reason: "error", endedBy: "error", error: `task ${task.id}: ${why}` };
-    } else {
+    try {
       const tools = mcp ? await mcp.toolbox(signal) : builtinToolbox;
-      sandbox = await sandboxes.acquire();
-      const files = Object.entries(data.data.files ?? {}).map(([path, content]) => ({
-        path,
-        content,
-      }));
-      if (files.length) {
-        await timed(counters, () => sandbox!.upload(files)).catch((err: Error) => {
-          throw new Error(`task ${task.id}: data.files: ${err.message}`, { cause: err });
-        });
+      env = await openTaskEnvironment(task, { sandboxes, signal });
+      if (env.timeoutSec !== undefined && env.timeoutSec < s.maxSeconds) {
+        clearTimeout(timer);
+        timer = expire(env.timeoutSec);
       }
       const ctx: ToolContext = {
-        sandbox,
+        sandbox: env.sandbox,
         signal,
         commandTimeoutS: s.commandTimeoutS,
         maxOutputChars: s.maxOutputChars,
         shell: s.shell,
+        cwd: env.cwd,
+        links: env.links,
       };
-      ending = await loop(instruction, config, s, ctx, tools, counters, steps, signal);
+      ending = await loop(env.instruction, config, s, ctx, tools, counters, steps, signal);
+    } catch (err) {
+      ending = endingOf(err, config, deadline.signal);
+    } finally {
+      clearTimeout(timer);
     }
-  } catch (err) {
-    if (config.signal.aborted) throw err; // the engine's timeout or cancel: it records it
-    if (deadline.signal.aborted) ending = { reason: "timeout", endedBy: "max_seconds" };
-    else if (err instanceof AgentHttpError && err.status < 500)
-      ending = {
-        reason: isPromptTooLong(err.message) ? "max_prompt_length_exceeded" : "error",
-        endedBy: "error",
-        error: err.message,
-      };
-    else if (err instanceof AgentHttpError || isConnectionError(err)) throw err;
-    else
-      ending = {
-        reason: "error",
-        endedBy: "error",
-        error: err instanceof Error ? err.message : String(err),
-      };
+    // The verifier runs after every ending the agent itself reached (a limit included), as
+    // Harbor's does; the engine's own abort (thrown above) skips it.
+    if (env?.verify) verified = await runVerifier(env, config.signal, counters);
   } finally {
-    clearTimeout(timer);
-    if (sandbox) await sandboxes.release(sandbox);
+    await env?.release();
   }
   const { completionTokens: _, ...agentCounters } = counters; // the engine counts tokens itself
   return {
@@ -211,12 +192,45 @@ async function episode(
     info: {
       ...(ending.answer !== undefined ? { answer: ending.answer } : {}),
       ...(ending.error !== undefined ? { error: ending.error } : {}),
+      ...verified,
       toolAgent: {
         endedBy: ending.endedBy,
         ...counters,
         wallSeconds: (performance.now() - started) / 1000,
       },
     },
+  };
+}
+
+/** The verifier's result, or its error as text (the harbor evaluator reports it). */
+async function runVerifier(
+  env: TaskEnvironment,
+  signal: AbortSignal,
+  counters: Counters,
+): Promise<{ verifier: VerifierResult } | { verifierError: string }> {
+  try {
+    return { verifier: await timed(counters, () => env.verify!(signal)) };
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { verifierError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** How a throw ends the episode; what the engine must see (its abort, a 5xx) is thrown again. */
+function endingOf(err: unknown, config: RolloutConfig, deadline: AbortSignal): Ending {
+  if (config.signal.aborted) throw err; // the engine's timeout or cancel: it records it
+  if (deadline.aborted) return { reason: "timeout", endedBy: "max_seconds" };
+  if (err instanceof AgentHttpError && err.status < 500)
+    return {
+      reason: isPromptTooLong(err.message) ? "max_prompt_length_exceeded" : "error",
+      endedBy: "error",
+      error: err.message,
+    };
+  if (err instanceof AgentHttpError || isConnectionError(err)) throw err;
+  return {
+    reason: "error",
+    endedBy: "error",
+    error: err instanceof Error ? err.message : String(err),
   };
 }
 

@@ -11,9 +11,11 @@
  * - A call the agent cannot run — an unknown tool, arguments that are not JSON, arguments that do
  *   not match the tool's schema — is an `invalid` outcome: its message goes back to the model as
  *   the tool's answer, and the agent counts it; it never throws.
- * - A path is relative to the work dir, or absolute under it (`/work/a.py` is `a.py`); the
- *   sandbox refuses anything else (`..`, another absolute path) and a file that is not there: the
- *   refusal is the tool's answer (`failed`), not an error of the episode.
+ * - Commands start in `cwd` (the task environment's: the work dir, or a Harbor task's WORKDIR such
+ *   as /app, a link into the work dir). A path is relative to `cwd`, or absolute under the work
+ *   dir (`/work/a.py`) or under one of the sandbox's `links` (`/app/a.py`, /app → app: `app/a.py`);
+ *   the sandbox refuses anything else (`..`, another absolute path) and a file that is not there:
+ *   the refusal is the tool's answer (`failed`), not an error of the episode.
  * - A command that exits non-zero, times out or hits a limit is a normal answer (the exit code and
  *   the limit are in it). Only an exec that throws — a sandbox that has ended or was closed — is
  *   thrown on: the episode cannot go on without its sandbox.
@@ -34,6 +36,10 @@ export interface ToolContext {
   /** Characters of a command's stdout (and of its stderr) or of a file the model is shown. */
   maxOutputChars: number;
   shell: "bash" | "sh";
+  /** Absolute dir commands start in and paths are relative to; default the sandbox's work dir. */
+  cwd?: string;
+  /** The sandbox's links (absolute path → work dir path), for absolute paths under them. */
+  links?: Readonly<Record<string, string>>;
 }
 
 /** What running one tool call gave. */
@@ -63,7 +69,12 @@ const bash = define({
   args: z.strictObject({ command: z.string().min(1).describe("The command line to run.") }),
   async run({ command }, ctx) {
     const argv = ctx.shell === "bash" ? ["bash", "-lc", command] : ["sh", "-c", command];
-    const r = await ctx.sandbox.exec(argv, { timeoutS: ctx.commandTimeoutS, signal: ctx.signal });
+    const cwd = ctx.cwd === undefined ? undefined : workPathOf(ctx.cwd, ctx);
+    const r = await ctx.sandbox.exec(argv, {
+      timeoutS: ctx.commandTimeoutS,
+      signal: ctx.signal,
+      ...(cwd ? { cwd } : {}),
+    });
     const stopped =
       r.limit === "timeout"
         ? `[the command was stopped: it ran past ${ctx.commandTimeoutS} s or the episode ended]\n`
@@ -89,7 +100,7 @@ const readFile = define({
   }),
   async run({ path }, ctx) {
     return transfer(async () => {
-      const bytes = await ctx.sandbox.download(inWorkdir(path, ctx.sandbox));
+      const bytes = await ctx.sandbox.download(inWorkdir(path, ctx));
       return clip(new TextDecoder().decode(bytes), ctx.maxOutputChars, false);
     });
   },
@@ -105,7 +116,7 @@ const writeFile = define({
   }),
   async run({ path, content }, ctx) {
     return transfer(async () => {
-      await ctx.sandbox.upload([{ path: inWorkdir(path, ctx.sandbox), content }]);
+      await ctx.sandbox.upload([{ path: inWorkdir(path, ctx), content }]);
       return `wrote ${Buffer.byteLength(content)} bytes to ${path}`;
     });
   },
@@ -194,10 +205,25 @@ async function transfer(fn: () => Promise<string>): Promise<ToolOutcome> {
   }
 }
 
-/** A model's path as the sandbox takes it: relative to the work dir. */
-function inWorkdir(path: string, sandbox: Sandbox): string {
-  const root = `${sandbox.workdir.replace(/\/+$/, "")}/`;
-  return path.startsWith(root) ? path.slice(root.length) : path;
+/** A model's path as the sandbox takes it: relative to the work dir (see the header). */
+function inWorkdir(path: string, ctx: ToolContext): string {
+  if (path.startsWith("/")) return workPathOf(path, ctx);
+  const base = ctx.cwd === undefined ? "" : workPathOf(ctx.cwd, ctx);
+  return base ? `${base}/${path}` : path;
+}
+
+/**
+ * An absolute path under the work dir or one of the links, relative to the work dir ("" for the
+ * work dir itself); any other path is returned as it is, for the sandbox to refuse.
+ */
+function workPathOf(path: string, ctx: ToolContext): string {
+  const under = (root: string) => path === root || path.startsWith(`${root}/`);
+  const root = ctx.sandbox.workdir.replace(/\/+$/, "");
+  if (under(root)) return path.slice(root.length + 1);
+  for (const [link, target] of Object.entries(ctx.links ?? {})) {
+    if (under(link)) return `${target}${path.slice(link.length)}`;
+  }
+  return path;
 }
 
 /** `text` cut to its first and last `max / 2` characters, with a note of what was cut. */

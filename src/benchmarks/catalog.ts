@@ -34,6 +34,7 @@ import {
   requireString,
   requireValue,
 } from "./fields.js";
+import { harborBenchmark } from "./harbor.js";
 import { livecodebench } from "./livecodebench.js";
 
 export type { BenchmarkEntry, BenchmarkGenerator, BenchmarkSource } from "./entry.js";
@@ -434,8 +435,12 @@ export function closestBenchmarkName(name: string): string | undefined {
   return best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.name : undefined;
 }
 
-/** The catalog entry called `name`; throws listing the known names and the closest one. */
+/** `harbor:DIR`: the Harbor tasks in DIR (harbor.ts), read when asked for. */
+export const HARBOR_PREFIX = "harbor:";
+
+/** The catalog entry called `name` (or `harbor:DIR`); throws listing the known names and the closest one. */
 export function getBenchmark(name: string): BenchmarkEntry {
+  if (name.startsWith(HARBOR_PREFIX)) return harborBenchmark(name.slice(HARBOR_PREFIX.length));
   const entry = BY_NAME.get(name);
   if (entry) return entry;
   const suggestion = closestBenchmarkName(name);

@@ -6,8 +6,13 @@ import { getGrader } from "../rewards/index.js";
 import { chatAgent, type Evaluator, evaluator, finalResponse, type Rollout } from "../sdk/index.js";
 import type { Episode } from "../types/index.js";
 import type { BenchmarkEntry } from "./entry.js";
+import { verifierEvaluator } from "./harbor.js";
 
 export function defaultRollout(entry: BenchmarkEntry): Rollout {
+  if (entry.defaultAgent !== "single-turn")
+    throw new Error(
+      `${entry.name}'s default agent is the ${entry.defaultAgent}, which the CLI makes (agents/); pass an agent`,
+    );
   return chatAgent({
     name: `${entry.name}-chat`,
     systemPrompt: entry.systemPrompt,
@@ -16,6 +21,7 @@ export function defaultRollout(entry: BenchmarkEntry): Rollout {
 }
 
 export function defaultEvaluator(entry: BenchmarkEntry): Evaluator<Episode> {
+  if (entry.grader === "verifier") return verifierEvaluator();
   const grade = getGrader(entry.grader);
   return evaluator<Episode>((task, episode) => grade(task, finalResponse(episode)));
 }

@@ -51,11 +51,15 @@ export interface BenchmarkEntry {
    * BenchmarkRowError naming the benchmark, the row index and the field.
    */
   toTask(row: Record<string, unknown>, index: number, split: string): Task;
-  /** The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks it up. */
-  grader: GraderName;
+  /**
+   * The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks
+   * it up. "verifier": the episode's own verifier result (harbor.ts's verifierEvaluator).
+   */
+  grader: GraderName | "verifier";
   systemPrompt: string;
   userPrompt(task: Task): string;
-  defaultAgent: "single-turn";
+  /** "single-turn": defaultRollout's one chat call; "tool-agent": the built-in tool agent (agents/), which the CLI makes. */
+  defaultAgent: "single-turn" | "tool-agent";
   /** Present for benchmarks whose tasks are generated rather than downloaded. */
   generator?: BenchmarkGenerator;
 }

@@ -3,6 +3,15 @@ export { CODE_BLOCK_INSTRUCTION, humaneval, mbpp, mbppSplitOf } from "./code.js"
 export * from "./countdown.js";
 export * from "./defaults.js";
 export { BenchmarkRowError, type Row } from "./fields.js";
+export {
+  HarborTaskError,
+  harborBenchmark,
+  loadHarborTasks,
+  readHarborTask,
+  TaskTomlSchema,
+  verifierEvaluator,
+} from "./harbor.js";
+export { type HarborImage, readDockerfile } from "./harbor-dockerfile.js";
 export * from "./hub.js";
 export {
   decodePrivateTests,

@@ -7,7 +7,6 @@ import { backendDefinition } from "../backends/registry.js";
 import type { ServedCheckpoint } from "../backends/spi.js";
 import {
   defaultEvaluator,
-  defaultRollout,
   getBenchmark,
   listBenchmarks,
   loadBenchmark,
@@ -39,8 +38,10 @@ import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
 import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
+import { benchmarkRollout } from "./default-agent.js";
 import { EVAL_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
+import { harnessRollout } from "./harness.js";
 import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
@@ -53,7 +54,10 @@ export function evalCommand(): Command {
   const benchmarks = listBenchmarks().map((e) => e.name);
   const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
-    .argument("<benchmark>", `a catalog benchmark (${benchmarks.join(", ")})`);
+    .argument(
+      "<benchmark>",
+      `a catalog benchmark (${benchmarks.join(", ")}), or harbor:DIR (Harbor tasks)`,
+    );
   return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
     const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
     const code = await runEvalCommand(benchmark, config);
@@ -148,8 +152,8 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
   const entry = getBenchmark(benchmarkName);
   const ev = config.eval;
   const agentCmd = ev.agentCmd;
-  if (ev.agent && agentCmd)
-    throw new ConfigError("--agent and --agent-cmd exclude each other; pass one");
+  if ([ev.agent, agentCmd, ev.harness].filter(Boolean).length > 1)
+    throw new ConfigError("--agent, --agent-cmd and --harness exclude each other; pass one");
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
   const log = createLog();
   // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
@@ -157,7 +161,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
   const recipe = recipeFor({
     benchmark: entry.name,
     backend: serving,
-    agent: ev.agent ?? agentCmd,
+    agent: ev.agent ?? agentCmd ?? (ev.harness ? `harness:${ev.harness}` : undefined),
     dataDir: ev.dataDir,
     model:
       serving && "model" in config.backend && typeof config.backend.model === "string"
@@ -213,7 +217,9 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       ? await loadRollout(ev.agent)
       : agentCmd
         ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
-        : (recipe?.agent() ?? defaultRollout(entry));
+        : ev.harness
+          ? harnessRollout(ev.harness, config.engine.timeoutSeconds)
+          : (recipe?.agent() ?? benchmarkRollout(entry));
     const samplingParams = { ...recipe?.samplingDefaults, ...ev.samplingParams };
     if (ev.seed !== undefined && samplingParams.seed !== undefined)
       throw new ConfigError(
@@ -277,7 +283,13 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       infraRetries: config.engine.infraRetries,
       samplingParams,
       seed: ev.seed ?? null,
-      agent: ev.agent ?? (agentCmd ? `cmd:${agentCmd}` : `default:${rollout.name}`),
+      agent:
+        ev.agent ??
+        (agentCmd
+          ? `cmd:${agentCmd}`
+          : ev.harness
+            ? `harness:${ev.harness}`
+            : `default:${rollout.name}`),
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
       checkpoint: served?.dir ?? null,

@@ -125,6 +125,11 @@ export const TRAIN_FLAGS = [
     help: "a module exporting a rollout (default: the benchmark's)",
   },
   {
+    flag: "--harness <name>",
+    path: "trainer.harness",
+    help: "run a coding-agent CLI as the agent: claude-code, codex, gemini-cli, opencode, qwen-code (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
+  },
+  {
     flag: "--evaluator <file[#export]>",
     path: "trainer.evaluator",
     help: "a module exporting an evaluator",
@@ -285,6 +290,11 @@ export const EVAL_FLAGS = [
     flag: "--agent-cmd <command>",
     path: "eval.agentCmd",
     help: "run this command per rollout, with OPENAI_BASE_URL etc. set",
+  },
+  {
+    flag: "--harness <name>",
+    path: "eval.harness",
+    help: "run a coding-agent CLI as the agent: claude-code, codex, gemini-cli, opencode, qwen-code (rllm harness list; its timeout is 80% of the rollout timeout, engine.timeoutSeconds)",
   },
   {
     flag: "--evaluator <file[#export]>",

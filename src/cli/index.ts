@@ -5,6 +5,7 @@ import { ConfigError } from "../config/index.js";
 import { VERSION } from "../version.js";
 import { evalCommand } from "./eval.js";
 import { gatewayCommand } from "./gateway.js";
+import { harnessCommand } from "./harness.js";
 import { modelCommand } from "./model.js";
 import { samplerCommand } from "./sampler.js";
 import { sandboxCommand } from "./sandbox.js";
@@ -21,6 +22,7 @@ const program = new Command()
 
 program.addCommand(gatewayCommand());
 program.addCommand(evalCommand());
+program.addCommand(harnessCommand());
 const model = modelCommand();
 registerServeCommand(model);
 program.addCommand(model);

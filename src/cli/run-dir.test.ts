@@ -12,3 +12,10 @@ test("run directories are named runs/<command>/<name>-YYYYMMDD-HHMMSS (UTC)", ()
   );
   assert.match(runStamp(), /^\d{8}-\d{6}$/);
 });
+
+test("a name with path or other characters (harbor:DIR) is one safe path component", () => {
+  assert.equal(
+    defaultRunDir("eval", "harbor:../tasks/my set", "20250304-050607"),
+    join("runs", "eval", "harbor_.._tasks_my_set-20250304-050607"),
+  );
+});

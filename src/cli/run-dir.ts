@@ -6,7 +6,10 @@ export function runStamp(date = new Date()): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
 }
 
-/** `runs/<command>/<name>-YYYYMMDD-HHMMSS`, e.g. runs/train/countdown-20250101-120000. */
+/**
+ * `runs/<command>/<name>-YYYYMMDD-HHMMSS`, e.g. runs/train/countdown-20250101-120000; a name with
+ * other characters than letters, digits, ".", "_" and "-" (harbor:DIR) has each run of them as "_".
+ */
 export function defaultRunDir(command: string, name: string, stamp = runStamp()): string {
-  return join("runs", command, `${name}-${stamp}`);
+  return join("runs", command, `${name.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`);
 }

@@ -5,7 +5,6 @@ import { backendDefinition } from "../backends/registry.js";
 import {
   type BenchmarkEntry,
   defaultEvaluator,
-  defaultRollout,
   getBenchmark,
   loadBenchmark,
 } from "../benchmarks/index.js";
@@ -25,8 +24,10 @@ import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest, STEP_BACKEND_DIR } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
+import { benchmarkRollout } from "./default-agent.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer } from "./flags.js";
+import { harnessRollout } from "./harness.js";
 import { createLog } from "./log.js";
 import { defaultRunDir } from "./run-dir.js";
 
@@ -44,7 +45,10 @@ export function trainCommand(): Command {
       "RL-train the model behind an agent on a benchmark: rollouts through the gateway, rewards, advantages, updates. " +
         "The defaults shown are the config's; a recipe (countdown on the local backend) brings its own, which a file, RLLM_* variables and flags override.",
     )
-    .argument("<benchmark>", "a catalog benchmark (countdown trains out of the box on a laptop)");
+    .argument(
+      "<benchmark>",
+      "a catalog benchmark (countdown trains out of the box on a laptop), or harbor:DIR (Harbor tasks)",
+    );
   return addFlags(cmd, TRAIN_FLAGS).action(async (benchmark: string, flags: TrainFlags) => {
     const config = loadTrainConfig(benchmark, {
       file: flags.config,
@@ -61,7 +65,7 @@ function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined 
   return recipeFor({
     benchmark: getBenchmark(benchmark).name,
     backend: config.backend.name,
-    agent: tc.agent,
+    agent: tc.agent ?? (tc.harness ? `harness:${tc.harness}` : undefined),
     dataDir: tc.dataDir,
     model:
       "model" in config.backend && typeof config.backend.model === "string"
@@ -136,6 +140,8 @@ export async function runTrainCommand(
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
   const tc = config.trainer;
+  if (tc.agent && tc.harness)
+    throw new ConfigError("--agent and --harness exclude each other; pass one");
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const gateway = inProcessGatewayConfig(config, "rllm train");
@@ -145,7 +151,9 @@ export async function runTrainCommand(
   const { train, val } = await trainTasks(entry, tc, recipe);
   const rollout: Rollout = tc.agent
     ? await loadRollout(tc.agent)
-    : (recipe?.agent() ?? defaultRollout(entry));
+    : tc.harness
+      ? harnessRollout(tc.harness, config.engine.timeoutSeconds)
+      : (recipe?.agent() ?? benchmarkRollout(entry));
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);

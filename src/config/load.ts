@@ -44,6 +44,8 @@ const NON_CONFIG_ENV = new Set([
   "RLLM_TASK",
   "RLLM_MODEL",
 ]);
+/** Prefixes of such variables: RLLM_HARNESS_<NAME>, a CLI harness's install dir (agents/harness/install.ts). */
+const NON_CONFIG_ENV_PREFIXES = ["RLLM_HARNESS_"];
 
 /** The levels of RLLM_LOG_LEVEL, most verbose first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -152,6 +154,7 @@ export function envLayer(env: NodeJS.ProcessEnv): ConfigLayer {
   const sections = Object.keys(RllmConfigSchema.shape);
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith("RLLM_") || NON_CONFIG_ENV.has(name) || raw === undefined) continue;
+    if (NON_CONFIG_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
     const rest = name.slice(5).toLowerCase();
     const section = sections.find((s) => rest.startsWith(`${s.toLowerCase()}_`));
     if (!section) {

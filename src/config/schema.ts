@@ -128,6 +128,8 @@ export const EvalConfigSchema = z.strictObject({
   agent: z.string().optional(),
   /** A command run per rollout with the session in its environment (OPENAI_BASE_URL, ...). */
   agentCmd: z.string().optional(),
+  /** A CLI harness (claude-code, opencode, ...: `rllm harness list`) as the agent; excludes agent and agentCmd. */
+  harness: z.string().min(1).optional(),
   /** FILE[#export] of an evaluator; default the benchmark's grader. */
   evaluator: z.string().optional(),
   samplingParams: SamplingParamsSchema.default({}),

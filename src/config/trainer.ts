@@ -56,6 +56,8 @@ export const TrainerConfigSchema = z.strictObject({
   dataDir: z.string().optional(),
   /** FILE[#export] of the rollout and evaluator; default the benchmark's (or its local recipe's). */
   agent: z.string().optional(),
+  /** A CLI harness (claude-code, opencode, ...: `rllm harness list`) as the agent; excludes agent. */
+  harness: z.string().min(1).optional(),
   evaluator: z.string().optional(),
   /** Where metrics.jsonl, checkpoints/ and traces.db go. */
   output: z.string().optional(),

@@ -2,7 +2,8 @@
  * From what a rollout left behind — the gateway's traces of its session and, optionally, the
  * agent's own trajectories — to an Episode. Steps are joined to traces by trace id, never by
  * position: a step the agent reports carries the trace id the gateway returned in its response
- * header.
+ * header. A rollout that returns one trajectory without steps (and its info: a CLI harness) gets
+ * every call of the session as its steps, as a rollout that returns nothing does.
  *
  * Token-exactness (types/tokens.ts): a step whose prompt ids do not begin with the previous step's
  * prompt + completion ids (the model's own tokens re-tokenized, a history the agent rewrote, a
@@ -56,10 +57,18 @@ export function buildTrajectories(
 ): Trajectory[] {
   const ok = traces.filter((t) => t.status === 200);
   const byId = new Map(traces.map((t) => [t.id, t]));
+  // One trajectory without steps (a CLI harness: the agent reports info, not its calls): every
+  // call of the session is a step.
+  const only =
+    result.kind === "trajectories" && result.trajectories.length === 1
+      ? result.trajectories[0]!
+      : undefined;
   const trajectories: Trajectory[] =
     result.kind === "traces"
       ? [{ name: rolloutName, steps: ok.map(stepFromTrace) }]
-      : joinSteps(result.trajectories, byId);
+      : only && only.steps.length === 0
+        ? [{ ...only, steps: ok.map(stepFromTrace) }]
+        : joinSteps(result.trajectories, byId);
   return trajectories.map((traj) => ({ ...traj, steps: markPrefixBreaks(traj.steps, byId) }));
 }
 

@@ -21,6 +21,13 @@ import {
   chatToAnthropicResponse,
 } from "./adapters/anthropic/index.js";
 import {
+  chatToGeminiResponse,
+  type GeminiCall,
+  GeminiStreamTranslator,
+  geminiErrorBody,
+  geminiRequestToChat,
+} from "./adapters/gemini/index.js";
+import {
   chatToResponsesResponse,
   ResponsesStreamTranslator,
   responsesRequestToChat,
@@ -42,7 +49,7 @@ import {
 } from "./upstreams/types.js";
 import { describe, type Upstream } from "./upstreams/upstream.js";
 
-export type Dialect = "openai" | "anthropic";
+export type Dialect = "openai" | "anthropic" | "gemini";
 
 export interface AgentApiDeps {
   config: GatewayConfig;
@@ -109,6 +116,27 @@ export class AgentApi {
           chunk: (c) => t.push(c),
           finish: () => t.finish(),
           error: (e) => t.fail({ status: e.status, message: e.message, type: e.type }),
+        };
+      },
+    });
+  }
+
+  /** Gemini generateContent / streamGenerateContent: the model and streaming come from the URL. */
+  async geminiGenerateContent(
+    session: Session,
+    body: unknown,
+    call: GeminiCall,
+    res: ServerResponse,
+  ) {
+    const chat = geminiRequestToChat(body, call);
+    await this.serveChat(session, "gemini.generateContent", body, chat, res, {
+      respond: (c) => chatToGeminiResponse(c),
+      stream: () => {
+        const t = new GeminiStreamTranslator(call.model);
+        return {
+          chunk: (c) => t.push(c),
+          finish: () => t.finish(),
+          error: (e) => t.fail({ status: e.status, message: e.message }),
         };
       },
     });
@@ -412,9 +440,11 @@ export function openaiError(e: HttpError): {
 }
 
 export function errorBody(e: HttpError, dialect: Dialect): unknown {
-  return dialect === "anthropic"
-    ? anthropicErrorBody({ status: e.status, message: e.message, type: e.type })
-    : openaiError(e);
+  if (dialect === "anthropic") {
+    return anthropicErrorBody({ status: e.status, message: e.message, type: e.type });
+  }
+  if (dialect === "gemini") return geminiErrorBody({ status: e.status, message: e.message });
+  return openaiError(e);
 }
 
 function parseChat(body: unknown): ChatCompletionRequest {

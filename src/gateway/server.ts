@@ -10,6 +10,8 @@
  *   POST /admin/flush · GET|POST /admin/weight-version ({weightVersion, model?}: the version
  *   traces carry and the model calls are sent as) · GET|POST|DELETE /admin/upstreams
  *   /sessions/:id/v1/{chat/completions,completions,responses,messages,models}
+ *   /sessions/:id/v1beta/models/{model}:{generateContent,streamGenerateContent} (the Gemini API;
+ *   also under /v1/models/...; the token as x-goog-api-key, ?key= or a bearer token)
  *   /v1/...  (the same, with the session named by an X-Session-Id header)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -42,6 +44,8 @@ export interface GatewayOptions {
 }
 
 const AGENT_API = /^(.*)\/v1\/(chat\/completions|completions|responses|messages|models)$/;
+/** The Gemini API's generate methods: prefix, model (may hold `/`), method. */
+const GEMINI_API = /^(.*)\/(?:v1beta|v1)\/models\/(.+):(generateContent|streamGenerateContent)$/;
 
 export class Gateway {
   readonly config: GatewayConfig;
@@ -166,6 +170,14 @@ export class Gateway {
     const method = req.method ?? "GET";
     let dialect: Dialect = "openai";
     try {
+      const g = GEMINI_API.exec(path);
+      if (g) {
+        dialect = "gemini";
+        const [, prefix, model, api] = g as unknown as [string, string, string, string];
+        const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+        await this.geminiCall(req, res, prefix, decodeModel(model), api, query, method);
+        return;
+      }
       const m = AGENT_API.exec(path);
       if (m) {
         const [, prefix, api] = m as unknown as [string, string, string];
@@ -227,10 +239,58 @@ export class Gateway {
     else await this.api.anthropicMessages(session, body, res);
   }
 
-  private session(req: IncomingMessage, prefix: string): Session {
+  /**
+   * A Gemini API call. Its clients send the key as `x-goog-api-key` (the @google/genai SDK) or
+   * `?key=`; either carries the session token. Only the SSE form of streamGenerateContent is
+   * served (the SDK always asks for it).
+   */
+  private async geminiCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    prefix: string,
+    model: string,
+    api: string,
+    query: URLSearchParams,
+    method: string,
+  ): Promise<void> {
+    if (method !== "POST") throw methodNotAllowed(method, `models/${model}:${api}`, "POST");
+    const stream = api === "streamGenerateContent";
+    if (stream && query.get("alt") !== "sse") {
+      throw new HttpError(
+        400,
+        "streamGenerateContent is served as server-sent events only: add ?alt=sse to the URL",
+      );
+    }
+    const header = req.headers["x-goog-api-key"];
+    const token =
+      (typeof header === "string" && header) || query.get("key") || bearerToken(req) || undefined;
+    if (!token) {
+      throw new HttpError(
+        401,
+        "missing session token: send the token POST /sessions returned as the API key (x-goog-api-key header or ?key=)",
+      );
+    }
+    let session: Session;
+    if (prefix === "") {
+      const id = req.headers["x-session-id"];
+      if (typeof id !== "string" || !id) {
+        throw new HttpError(
+          400,
+          "calls to /v1beta/models/... need a session: use /sessions/<id>/v1beta/models/... or send an X-Session-Id header",
+        );
+      }
+      session = this.sessions.authorize(id, token, this.config.adminKey);
+    } else {
+      session = this.session(req, prefix, token);
+    }
+    const body = await readJsonBody(req, this.config.maxBodyBytes);
+    await this.api.geminiGenerateContent(session, body, { model, stream }, res);
+  }
+
+  private session(req: IncomingMessage, prefix: string, token = bearerToken(req)): Session {
     if (!prefix.startsWith("/sessions/")) throw new HttpError(404, `no route for ${prefix}/v1/...`);
     const id = decodeId(prefix.slice("/sessions/".length));
-    return this.sessions.authorize(id, bearerToken(req), this.config.adminKey);
+    return this.sessions.authorize(id, token, this.config.adminKey);
   }
 
   private async models(res: ServerResponse): Promise<void> {
@@ -462,6 +522,17 @@ function decodeId(raw: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new HttpError(400, `session id ${JSON.stringify(raw)} is not valid percent-encoding`);
+  }
+}
+
+function decodeModel(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(
+      400,
+      `model ${JSON.stringify(raw)} in the URL is not valid percent-encoding`,
+    );
   }
 }
 

@@ -28,6 +28,7 @@
  *   {op:"kill", id}                       SIGKILL to the exec's process group
  *   {op:"write", id, path, data, mode}    a regular file under /work (parents created)
  *   {op:"read", id, path, max} · {op:"list", id, max}   regular files only, at most max bytes
+ *   {op:"mkdir", id, paths}               dirs under /work (parents created; the spec's link dirs)
  *   {op:"reset", id}                      every other process killed (refused if any was an
  *                                         orphan: it would stay a zombie), IPC objects and message
  *                                         queues removed, /work, /tmp and /dev/shm emptied, their
@@ -252,6 +253,15 @@ const ops = {
       fs.fchmodSync(fd, m.mode);
     } finally {
       fs.closeSync(fd);
+    }
+    send({ ev: "done", id: m.id });
+  },
+  mkdir(m) {
+    for (const rel of m.paths) {
+      const full = inWork(rel);
+      fs.mkdirSync(full, { recursive: true });
+      const real = fs.realpathSync(full);
+      if (real !== full || !fs.statSync(real).isDirectory()) throw new Error(rel + " is not a directory of the work dir (it leads to " + real + ")");
     }
     send({ ev: "done", id: m.id });
   },

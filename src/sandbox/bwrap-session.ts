@@ -188,6 +188,8 @@ export interface SessionOptions {
   cgroup: SandboxCgroup | undefined;
   /** What the work dir starts with, again after each reset(). */
   snapshot: SandboxSnapshot | undefined;
+  /** Dirs of the work dir the spec's links lead to: made at start and again after each reset(). */
+  linkDirs: string[];
   onClose: () => void;
 }
 
@@ -333,6 +335,13 @@ export class BwrapSession implements Sandbox {
   async reset(): Promise<void> {
     this.check();
     await this.call({ op: "reset" });
+    await this.prepare();
+  }
+
+  /** The work dir as create() hands it out: the link dirs made, the snapshot written. */
+  async prepare(): Promise<void> {
+    if (this.options.linkDirs.length)
+      await this.call({ op: "mkdir", paths: this.options.linkDirs });
     if (this.options.snapshot) await this.upload(this.options.snapshot.files);
   }
 

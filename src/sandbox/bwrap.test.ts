@@ -345,7 +345,9 @@ describe("spec and config", () => {
       "taskset -p 1 1",
       "chrt -i -p 0 1",
       "ionice -c 3 -p 1",
-      "renice -n 5 -p 1",
+      // one step away from the init's nice value, whatever nice the test runner has
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter, not a template
+      "set -- $(cat /proc/1/stat); renice -n $(( ${19} < 19 ? ${19} + 1 : 18 )) -p 1",
     ]) {
       await withBox(async (s) => {
         await s.exec(["sh", "-c", `${change} > /dev/null`]);

@@ -10,7 +10,8 @@
  *   cache, alternatives, certificates; passwd/group/hosts of its own), a fresh /proc of its pid
  *   namespace, a minimal read-only /dev, and tmpfs mounts sharing `diskMb` at /work (the work
  *   dir, 3/4), /tmp and /dev/shm (1/8 each), and a message-queue fs at /dev/mqueue — memory-backed,
- *   private, gone at close. Nothing of $HOME, the environment or other
+ *   private, gone at close; the spec's links as symlinks on the read-only root into /work (their
+ *   dirs made there, again at each reset). Nothing of $HOME, the environment or other
  *   users' files is mounted;
  * - a user: when rllm runs as root, bwrap runs as nobody (65534), so that no file owned by root on
  *   the host is the sandbox's own; otherwise as the calling user, inside a user namespace;
@@ -46,7 +47,7 @@ import { BwrapSession, type InitChannel, InitChannelImpl } from "./bwrap-session
 import { CgroupParent, type SandboxCgroup } from "./cgroup.js";
 import { BWRAP_CAPABILITIES, type BwrapSandboxConfig } from "./config.js";
 import { seccompFilter } from "./seccomp.js";
-import { resolveSpec, workPath } from "./spec.js";
+import { checkLinks, resolveSpec, workPath } from "./spec.js";
 import {
   type Sandbox,
   type SandboxBackend,
@@ -87,6 +88,18 @@ const ETC_SHARED = [
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 
 const SECCOMP = seccompFilter();
+/** Paths a link may not shadow or sit in: the sandbox's own mounts. */
+const RESERVED = [
+  "/usr",
+  ...SYSTEM_DIRS.map((d) => `/${d}`),
+  "/etc",
+  "/proc",
+  "/dev",
+  "/tmp",
+  "/work",
+  INIT_PATH,
+  INIT_NODE,
+];
 
 export class BwrapBackend implements SandboxBackend {
   readonly name = "bwrap";
@@ -153,8 +166,10 @@ export class BwrapBackend implements SandboxBackend {
       hostPaths: [...this.config.hostPaths, ...(spec.hostPaths ?? [])],
     });
     const network = spec.network ?? this.config.network;
-    // A snapshot with a bad path is refused before anything starts.
+    // A snapshot with a bad path or a bad link is refused before anything starts.
     for (const f of spec.snapshot?.files ?? []) workPath(f.path);
+    const hostPaths = [...this.config.hostPaths, ...(spec.hostPaths ?? [])];
+    const links = checkLinks(spec.links, [...RESERVED, ...hostPaths]);
     const id = randomBytes(6).toString("hex");
     const cgroup = this.cgroups?.create(`${CGROUP_PREFIX}-${process.pid}-${id}`, {
       memoryBytes: (limits.memoryMb + INIT_MEMORY_MB) * 2 ** 20,
@@ -164,8 +179,7 @@ export class BwrapBackend implements SandboxBackend {
     let child: ChildProcess | undefined;
     let sandbox: BwrapSession | undefined;
     try {
-      const hostPaths = [...this.config.hostPaths, ...(spec.hostPaths ?? [])];
-      const args = this.args(limits, network, hostPaths, fds);
+      const args = this.args(limits, network, hostPaths, links, fds);
       child = spawn(this.config.bwrap, args, {
         stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe", ...fds],
         env: {},
@@ -181,11 +195,12 @@ export class BwrapBackend implements SandboxBackend {
         prlimit: this.prlimitArgs(limits),
         cgroup,
         snapshot: spec.snapshot,
+        linkDirs: links.map(([, target]) => target),
         onClose: () => this.live.delete(made),
       });
       sandbox = made;
       this.live.add(made);
-      if (spec.snapshot) await made.upload(spec.snapshot.files);
+      await made.prepare();
       return made;
     } catch (error) {
       if (sandbox) await sandbox.close();
@@ -208,6 +223,7 @@ export class BwrapBackend implements SandboxBackend {
     limits: SandboxLimits,
     network: boolean,
     hostPaths: string[],
+    links: [string, string][],
     fds: number[],
   ): string[] {
     const mib = (n: number) => String(Math.ceil(n * 2 ** 20));
@@ -255,6 +271,17 @@ export class BwrapBackend implements SandboxBackend {
     args.push("--info-fd", "3", "--block-fd", "4");
     args.push("--ro-bind", join(this.supportDir, "init.js"), INIT_PATH);
     args.push("--ro-bind", join(this.supportDir, "node"), INIT_NODE);
+    // Links: their parents made world-readable (bwrap's own are 0700), each a symlink into /work.
+    const made = new Set<string>();
+    for (const [path, target] of links) {
+      const parts = path.split("/").slice(1, -1);
+      for (let i = 1; i <= parts.length; i++) {
+        const dir = `/${parts.slice(0, i).join("/")}`;
+        if (!made.has(dir)) args.push("--perms", "0755", "--dir", dir);
+        made.add(dir);
+      }
+      args.push("--symlink", `/work/${target}`, path);
+    }
     // The root (bwrap's own tmpfs) and /dev read-only, last: writes go to /work, /tmp, /dev/shm
     // and /dev/mqueue only (bwrap's remount is not recursive).
     args.push("--remount-ro", "/dev", "--remount-ro", "/");

@@ -58,4 +58,5 @@ export const BWRAP_CAPABILITIES: SandboxCapabilities = {
   hostPaths: true,
   image: false,
   cpuSeconds: true,
+  links: true,
 };

@@ -15,5 +15,5 @@ export {
   sharedSandboxes,
   sharedSandboxPool,
 } from "./shared.js";
-export { resolveSpec, workPath } from "./spec.js";
+export { checkLinks, resolveSpec, workPath } from "./spec.js";
 export * from "./types.js";

@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   type ExecOptions,
   type ExecResult,
+  MAX_EXEC_TIMEOUT_S,
   type SandboxCapabilities,
   SandboxError,
   type SandboxLimitName,
@@ -56,6 +57,11 @@ export function resolveSpec(
   if (spec.network && !capabilities.network) {
     throw new SandboxError(`the ${backend} sandbox backend cannot give a sandbox network access`);
   }
+  if (spec.links && Object.keys(spec.links).length && !capabilities.links) {
+    throw new SandboxError(
+      `the ${backend} sandbox backend cannot make path links (asked for ${Object.keys(spec.links).join(", ")}); use the bwrap backend`,
+    );
+  }
   const limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof SandboxLimits)[]) {
     const value = asked[key];
@@ -86,6 +92,56 @@ export function workPath(path: string): string {
     );
   }
   return parts.join("/");
+}
+
+/**
+ * spec.links checked: each path absolute, without `.`, `..` or empty components, not `/`, not at,
+ * under or above a path in `reserved` (the backend's own mounts: the work dir, /tmp, the system
+ * dirs) and not under another link; each target a workPath. Returns the links sorted by path.
+ */
+export function checkLinks(
+  links: Record<string, string> | undefined,
+  reserved: readonly string[],
+): [path: string, target: string][] {
+  if (links === undefined) return [];
+  if (typeof links !== "object" || links === null || Array.isArray(links)) {
+    throw new SandboxError("sandbox links must be an object of absolute path → work dir path");
+  }
+  const entries = Object.entries(links).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const within = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  for (const [path, target] of entries) {
+    const parts = path.split("/").slice(1);
+    if (
+      !path.startsWith("/") ||
+      path === "/" ||
+      parts.some((p) => p === "" || p === "." || p === "..") ||
+      path.includes("\0")
+    ) {
+      throw new SandboxError(
+        `sandbox link ${JSON.stringify(path)} must be an absolute path without ".", ".." or empty components (e.g. "/app")`,
+      );
+    }
+    const clash = reserved.find((r) => within(path, r) || within(r, path));
+    if (clash) {
+      throw new SandboxError(
+        `sandbox link ${path} would shadow or sit inside the sandbox's own ${clash}; pick another path`,
+      );
+    }
+    const outer = entries.find(([other]) => other !== path && within(path, other));
+    if (outer)
+      throw new SandboxError(`sandbox link ${path} is inside link ${outer[0]}; give only one`);
+    if (typeof target !== "string") {
+      throw new SandboxError(
+        `sandbox link ${path}: its target must be a path relative to the work dir`,
+      );
+    }
+    try {
+      workPath(target);
+    } catch (error) {
+      throw new SandboxError(`sandbox link ${path}: ${(error as Error).message}`);
+    }
+  }
+  return entries.map(([path, target]) => [path, workPath(target)]);
 }
 
 /** Bytes of a file's content. */
@@ -125,8 +181,10 @@ export function checkExec(
     );
   }
   const timeoutS = o.timeoutS ?? DEFAULT_EXEC_TIMEOUT_S;
-  if (!(typeof timeoutS === "number" && timeoutS > 0 && Number.isFinite(timeoutS))) {
-    throw new SandboxError(`exec timeoutS must be a positive number of seconds, got ${timeoutS}`);
+  if (!(typeof timeoutS === "number" && timeoutS > 0 && timeoutS <= MAX_EXEC_TIMEOUT_S)) {
+    throw new SandboxError(
+      `exec timeoutS must be a positive number of seconds up to ${MAX_EXEC_TIMEOUT_S} (24.8 days), got ${timeoutS}`,
+    );
   }
   const maxOutputBytes = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 0)) {

@@ -62,6 +62,8 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 
 /** An exec's wall-clock limit when it gives none, seconds. */
 export const DEFAULT_EXEC_TIMEOUT_S = 30;
+/** The longest exec timeout, seconds: node's timers hold at most 2^31 - 1 ms (longer fire at once). */
+export const MAX_EXEC_TIMEOUT_S = 2147483;
 /** Bytes of stdout (and of stderr) an exec keeps when it gives no maxOutputBytes. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
 
@@ -81,6 +83,14 @@ export interface SandboxSpec {
   image?: string;
   /** Files the work dir starts with (a snapshot): restored before the sandbox is handed out. */
   snapshot?: SandboxSnapshot;
+  /**
+   * Absolute paths outside the work dir that lead into it: path → dir relative to the work dir
+   * (`{"/app": "app", "/logs/verifier": "logs/verifier"}`), for tasks written against fixed paths
+   * (Harbor's /app, /tests, /logs/verifier). Each dir is made in the work dir (again after every
+   * reset) and the path is a symlink to it that commands cannot remove. spec.ts's checkLinks
+   * decides what is a valid link; a backend that cannot make them refuses (`capabilities.links`).
+   */
+  links?: Record<string, string>;
 }
 
 /** A prepared work dir, reused by every attempt of a task: file path → bytes and mode. */
@@ -99,7 +109,7 @@ export interface SandboxFile {
 export interface ExecOptions {
   /** Bytes on the command's stdin; default none (stdin is /dev/null). */
   stdin?: Uint8Array | string;
-  /** Wall-clock limit, seconds; default 30. */
+  /** Wall-clock limit, seconds; default 30, at most MAX_EXEC_TIMEOUT_S. */
   timeoutS?: number;
   /** Working dir inside the sandbox, relative to the work dir; default the work dir. */
   cwd?: string;
@@ -163,6 +173,8 @@ export interface SandboxCapabilities {
   image: boolean;
   /** Per-command CPU seconds in ExecResult. */
   cpuSeconds: boolean;
+  /** Makes `spec.links`. */
+  links: boolean;
 }
 
 export interface SandboxBackend {

@@ -329,6 +329,9 @@ describe("vllm chat completions", () => {
     const [a, b] = c.message.tool_calls;
     assert.match(a.id, /^chatcmpl-tool-[0-9a-f]{32}$/);
     assert.notEqual(a.id, b.id);
+    // each request's calls have ids of their own (a client keys its history by them)
+    const again = await postJson(u, "/v1/chat/completions", { messages: [user("tool")], tools });
+    assert.notEqual(again.choices[0].message.tool_calls[0].id, a.id);
     assert.deepEqual(a.function, { name: "get_weather", arguments: '{"city":"Paris"}' });
     assert.deepEqual(b.function, { name: "get_time", arguments: '{"tz": "CET"}' });
     assert.equal(a.type, "function");

@@ -130,7 +130,13 @@ export const TraceRecordSchema = z.strictObject({
   id: z.string().min(1),
   sessionId: z.string().min(1),
   /** The agent-facing API that was called. */
-  api: z.enum(["chat.completions", "completions", "responses", "anthropic.messages"]),
+  api: z.enum([
+    "chat.completions",
+    "completions",
+    "responses",
+    "anthropic.messages",
+    "gemini.generateContent",
+  ]),
   upstream: z.string().nullable(),
   model: z.string().nullable(),
   /** The request as the agent sent it (in its own dialect). */

@@ -1,3 +1,4 @@
 export * from "./chat.js";
 export * from "./core.js";
+export * from "./harbor.js";
 export * from "./tokens.js";

@@ -106,7 +106,7 @@ test("message items: parts, images, roles, and easy messages without type", () =
     ],
   });
   assert.deepEqual(chat.messages, [
-    { role: "developer", content: "Rules." },
+    { role: "system", content: "Rules." },
     {
       role: "user",
       content: [

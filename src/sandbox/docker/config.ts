@@ -47,4 +47,6 @@ export const DOCKER_CAPABILITIES: SandboxCapabilities = {
   hostPaths: false,
   image: true,
   cpuSeconds: false,
+  /** no links: the container root is read-only (ReadonlyRootfs), so no symlink can be made outside /work and /tmp. */
+  links: false,
 };

@@ -32,4 +32,6 @@ export const DAYTONA_CAPABILITIES: SandboxCapabilities = {
   hostPaths: false,
   image: true,
   cpuSeconds: false,
+  /** No links: this backend does not make them, so resolveSpec refuses a spec with links (a task that needs them runs on bwrap). */
+  links: false,
 };

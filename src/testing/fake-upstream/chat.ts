@@ -70,7 +70,7 @@ function generateChat(s: FakeServer, body: Json): ChatRun {
   const hex2 = (x: number) => (x & 255).toString(16).padStart(2, "0");
   const toolId =
     s.kind === "vllm"
-      ? (c: number, t: number) => `chatcmpl-tool-${reqHex.slice(0, 28)}${hex2(c)}${hex2(t)}`
+      ? (c: number, t: number) => `chatcmpl-tool-${reqHex.slice(-28)}${hex2(c)}${hex2(t)}`
       : (c: number, t: number) => `call_${reqHex.slice(-20)}${hex2(c)}${hex2(t)}`;
   const gens: Gen[] = [];
   let completionTokens = 0;

@@ -5,6 +5,7 @@
  *   request.ts   Responses request → chat request (validation: 400s naming the field; stateful
  *                features refused)
  *   input.ts     the request's `input` items → chat messages
+ *   tools.ts     function, custom, local_shell and namespace tools → chat functions, and back
  *   response.ts  chat completion → Responses `response` (usage, status, item ids)
  *   stream.ts    chat chunks → Responses events, on the shared ChatBlockStream
  *   types.ts     the output shapes
@@ -16,8 +17,11 @@ export { responsesRequestToChat } from "./request.js";
 export { chatToResponsesResponse, chatUsageToResponses, type ResponsesIds } from "./response.js";
 export { ResponsesStreamTranslator } from "./stream.js";
 export type {
+  ResponsesCallItem,
+  ResponsesCustomToolCallItem,
   ResponsesFunctionCallItem,
   ResponsesItemStatus,
+  ResponsesLocalShellCallItem,
   ResponsesMessageItem,
   ResponsesOutputItem,
   ResponsesOutputText,

@@ -2,11 +2,13 @@
  * A Responses request's `input` items → chat messages. Consecutive assistant-side items
  * (reasoning, assistant messages, function calls) of one turn fold into one assistant message:
  * reasoning into `reasoning_content`, text into `content`, calls into `tool_calls` (each `call_id`
- * becoming the tool call's id); `function_call_output` items become `tool` messages.
+ * becoming the tool call's id; custom tool calls, local shell calls and namespace members named as
+ * tools.ts sends them); their output items become `tool` messages.
  */
 import { z } from "zod";
 import type { ChatMessage, ContentPart } from "../../../types/chat.js";
 import { check, type Issue, isRecord, mustBe, str } from "../sse.js";
+import { chatToolName, LOCAL_SHELL } from "./tools.js";
 
 const TextPartSchema = z.looseObject({ text: z.string(mustBe("a string")) });
 const ImagePartSchema = z.looseObject({
@@ -36,8 +38,33 @@ const FunctionCallItemSchema = z.looseObject({
   call_id: z.string(mustBe("a string")),
   name: z.string(mustBe("a string")),
   arguments: z.string(mustBe("a JSON string")),
+  namespace: z.string(mustBe("a string")).nullish(),
 });
-const FunctionCallOutputItemSchema = z.looseObject({
+const CustomToolCallItemSchema = z.looseObject({
+  call_id: z.string(mustBe("a string")),
+  name: z.string(mustBe("a string")),
+  input: z.string(mustBe("a string")),
+  namespace: z.string(mustBe("a string")).nullish(),
+});
+const LocalShellCallItemSchema = z.looseObject({
+  id: z.string(mustBe("a string")).nullish(),
+  call_id: z.string(mustBe("a string")),
+  action: z.looseObject(
+    {
+      type: z.literal("exec", "must be exec"),
+      command: z.array(z.string(), mustBe("an array of strings")),
+      working_directory: z.string(mustBe("a string")).nullish(),
+      timeout_ms: z.number(mustBe("a number")).nullish(),
+    },
+    mustBe("an exec action"),
+  ),
+});
+const LocalShellCallOutputItemSchema = z.looseObject({
+  id: z.string(mustBe("a string")),
+  output: z.string(mustBe("a string")),
+});
+/** function_call_output and custom_tool_call_output have the same shape. */
+const CallOutputItemSchema = z.looseObject({
   call_id: z.string(mustBe("a string")),
   output: z.union([z.string(), z.array(z.unknown())], mustBe("a string or an array of parts")),
 });
@@ -127,6 +154,8 @@ class Conversation {
   readonly messages: ChatMessage[] = [];
   /** The assistant message of the current turn, open while its items keep coming. */
   turn: ChatMessage | null = null;
+  /** Local shell calls' item ids → their call ids. */
+  readonly callIds = new Map<string, string>();
 
   /** Ends the current assistant turn. */
   flush(): void {
@@ -168,8 +197,18 @@ export function convertInput(input: unknown[], issues: Issue[]): ChatMessage[] {
       case "function_call":
         addFunctionCall(conv, raw, at, issues);
         break;
+      case "custom_tool_call":
+        addCustomToolCall(conv, raw, at, issues);
+        break;
+      case "local_shell_call":
+        addLocalShellCall(conv, raw, at, issues);
+        break;
       case "function_call_output":
-        addFunctionCallOutput(conv, raw, at, issues);
+      case "custom_tool_call_output":
+        addCallOutput(conv, raw, at, issues);
+        break;
+      case "local_shell_call_output":
+        addLocalShellOutput(conv, raw, at, issues);
         break;
       case "item_reference":
         issues.push({
@@ -184,7 +223,7 @@ export function convertInput(input: unknown[], issues: Issue[]): ChatMessage[] {
       default:
         issues.push({
           path: [...at, "type"],
-          message: `'${type}' items are not supported (use message, function_call, function_call_output, reasoning)`,
+          message: `'${type}' items are not supported (use message, reasoning, function_call, custom_tool_call, local_shell_call and their outputs)`,
         });
     }
   }
@@ -234,23 +273,64 @@ function addFunctionCall(
   issues: Issue[],
 ): void {
   const c = check(FunctionCallItemSchema, raw, at, issues);
-  if (!c) return;
-  const a = conv.assistant();
-  a.tool_calls ??= [];
-  a.tool_calls.push({
-    id: c.call_id,
-    type: "function",
-    function: { name: c.name, arguments: c.arguments },
-  });
+  if (c)
+    addToolCall(
+      conv,
+      c.call_id,
+      chatToolName({ name: c.name, namespace: c.namespace ?? undefined }),
+      c.arguments,
+    );
 }
 
-function addFunctionCallOutput(
+/** A custom tool call is a chat call of its function, `input` its one argument (tools.ts). */
+function addCustomToolCall(
   conv: Conversation,
   raw: unknown,
   at: PropertyKey[],
   issues: Issue[],
 ): void {
-  const o = check(FunctionCallOutputItemSchema, raw, at, issues);
+  const c = check(CustomToolCallItemSchema, raw, at, issues);
+  if (!c) return;
+  const name = chatToolName({ name: c.name, namespace: c.namespace ?? undefined });
+  addToolCall(conv, c.call_id, name, JSON.stringify({ input: c.input }));
+}
+
+/** A local shell call is a chat call of `local_shell` with the action's fields (tools.ts). */
+function addLocalShellCall(
+  conv: Conversation,
+  raw: unknown,
+  at: PropertyKey[],
+  issues: Issue[],
+): void {
+  const c = check(LocalShellCallItemSchema, raw, at, issues);
+  if (!c) return;
+  const args: Record<string, unknown> = { command: c.action.command };
+  if (c.action.working_directory) args.working_directory = c.action.working_directory;
+  if (c.action.timeout_ms != null) args.timeout_ms = c.action.timeout_ms;
+  // The output names the call by its item id or its call id; both lead to the chat call's id.
+  if (c.id) conv.callIds.set(c.id, c.call_id);
+  addToolCall(conv, c.call_id, LOCAL_SHELL, JSON.stringify(args));
+}
+
+function addLocalShellOutput(
+  conv: Conversation,
+  raw: unknown,
+  at: PropertyKey[],
+  issues: Issue[],
+): void {
+  const o = check(LocalShellCallOutputItemSchema, raw, at, issues);
+  if (!o) return;
+  conv.push({ role: "tool", tool_call_id: conv.callIds.get(o.id) ?? o.id, content: o.output });
+}
+
+function addToolCall(conv: Conversation, id: string, name: string, args: string): void {
+  const a = conv.assistant();
+  a.tool_calls ??= [];
+  a.tool_calls.push({ id, type: "function", function: { name, arguments: args } });
+}
+
+function addCallOutput(conv: Conversation, raw: unknown, at: PropertyKey[], issues: Issue[]): void {
+  const o = check(CallOutputItemSchema, raw, at, issues);
   if (!o) return;
   let content: string | ContentPart[];
   if (typeof o.output === "string") content = o.output;

@@ -10,6 +10,7 @@ import type { ChatCompletionRequest, ChatMessage, Tool } from "../../../types/ch
 import { badRequestFromIssues, HttpError } from "../../errors.js";
 import { check, type Issue, isRecord, mustBe, str } from "../sse.js";
 import { convertInput } from "./input.js";
+import { convertTools } from "./tools.js";
 
 const RequestSchema = z.looseObject(
   {
@@ -37,23 +38,21 @@ const RequestSchema = z.looseObject(
   mustBe("a JSON object"),
 );
 
-const FunctionToolSchema = z.looseObject({
-  type: z.literal("function"),
-  name: z.string(mustBe("a string")),
-  description: z.string(mustBe("a string")).nullish(),
-  parameters: z.record(z.string(), z.unknown(), mustBe("a JSON schema object")).nullish(),
-  strict: z.boolean(mustBe("a boolean")).nullish(),
-});
-
 /**
  * Validates a Responses API request body and translates it to a Chat Completions request.
  *
  * - `instructions` becomes a leading system message; `max_output_tokens` becomes `max_tokens`.
+ * - `developer` messages become `system` ones, and the leading run of them (with `instructions`)
+ *   one system message, their texts joined by a blank line: most open models' chat templates
+ *   know no developer role (some drop it silently, some raise) and take one system message, at
+ *   the start (vLLM folds Codex's developer messages the same way: vllm-project/vllm#43590).
+ *   Later system messages stay where they are, so each turn's prompt still extends the last.
  * - Consecutive assistant-side items (reasoning, assistant messages, function calls) of one turn
  *   fold into one assistant message: reasoning into `reasoning_content`, text into `content`,
  *   calls into `tool_calls` (each `call_id` becoming the tool call's id).
  * - `function_call_output` items become `tool` messages.
- * - Only function tools are accepted: a chat upstream cannot run hosted tools.
+ * - Function, custom and namespace tools become chat functions (tools.ts); hosted tools are
+ *   refused: a chat upstream cannot run them.
  *
  * Throws HttpError 400 naming the offending field.
  */
@@ -74,9 +73,10 @@ export function responsesRequestToChat(body: unknown): ChatCompletionRequest {
     }
   }
 
-  let tools = req.tools ? convertTools(req.tools, issues) : undefined;
+  const converted = req.tools ? convertTools(req.tools, issues) : undefined;
+  let tools = converted?.tools;
 
-  const out: ChatCompletionRequest = { messages };
+  const out: ChatCompletionRequest = { messages: foldSystem(messages) };
   if (req.model !== undefined) out.model = req.model;
 
   const choice = convertToolChoice(req.tool_choice, tools, issues);
@@ -100,6 +100,33 @@ export function responsesRequestToChat(body: unknown): ChatCompletionRequest {
 
   if (issues.length > 0) throw badRequestFromIssues("Responses request", issues);
   return out;
+}
+
+/** developer → system, and the leading system messages folded into one (see above). */
+function foldSystem(messages: ChatMessage[]): ChatMessage[] {
+  const out = messages.map((m) => (m.role === "developer" ? { ...m, role: "system" as const } : m));
+  const texts: string[] = [];
+  let n = 0;
+  for (const m of out) {
+    const text = m.role === "system" ? textOnly(m.content) : undefined;
+    if (text === undefined) break;
+    texts.push(text);
+    n++;
+  }
+  if (n < 2) return out;
+  return [{ role: "system", content: texts.join("\n\n") }, ...out.slice(n)];
+}
+
+/** A message's content as text, when it holds nothing but text. */
+function textOnly(content: ChatMessage["content"]): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = "";
+  for (const p of content) {
+    if (p.type !== "text" || typeof p.text !== "string") return undefined;
+    text += p.text;
+  }
+  return text;
 }
 
 /** Stateful features are refused first: their 400 is more useful than any shape error. */
@@ -130,35 +157,6 @@ function refuseStateful(body: unknown): void {
   }
 }
 
-/** Tools: only functions can be forwarded to a chat upstream. */
-function convertTools(raw: unknown[], issues: Issue[]): Tool[] {
-  const tools: Tool[] = [];
-  raw.forEach((rawTool, i) => {
-    const type = str(rawTool, "type");
-    if (type !== "function") {
-      issues.push({
-        path: ["tools", i, "type"],
-        message:
-          type === undefined
-            ? "required"
-            : `'${type}' tools are not supported; a Chat Completions upstream can only be given function tools`,
-      });
-      return;
-    }
-    const t = check(FunctionToolSchema, rawTool, ["tools", i], issues);
-    if (!t) return;
-    const fn: Tool["function"] = {
-      name: t.name,
-      // Chat upstreams render the schema into the prompt; an absent one still needs an object.
-      parameters: t.parameters ?? { type: "object", properties: {} },
-    };
-    if (t.description) fn.description = t.description;
-    if (typeof t.strict === "boolean") fn.strict = t.strict;
-    tools.push({ type: "function", function: fn });
-  });
-  return tools;
-}
-
 function convertToolChoice(
   raw: unknown,
   tools: Tool[] | undefined,
@@ -167,7 +165,8 @@ function convertToolChoice(
   if (raw == null) return {};
   if (raw === "none" || raw === "auto" || raw === "required") return { tool_choice: raw };
   const type = str(raw, "type");
-  if (type === "function") {
+  // A custom tool is a chat function too (tools.ts).
+  if (type === "function" || type === "custom") {
     const name = str(raw, "name");
     if (!name) {
       issues.push({ path: ["tool_choice", "name"], message: "required" });
@@ -188,10 +187,12 @@ function convertToolChoice(
     const allowed = new Set<string>();
     raw.tools.forEach((t, i) => {
       const name = str(t, "name");
-      if (str(t, "type") !== "function" || !name) {
+      const refType = str(t, "type");
+      if ((refType !== "function" && refType !== "custom") || !name) {
         issues.push({
           path: ["tool_choice", "tools", i],
-          message: "must be a function tool reference {type: 'function', name}",
+          message:
+            "must be a function or custom tool reference {type: 'function' | 'custom', name}",
         });
       } else allowed.add(name);
     });

@@ -1,7 +1,14 @@
 /** Chat Completions response → Responses `response` object, with the usage mapping. */
 import type { ChatCompletion, ToolCall, Usage } from "../../../types/chat.js";
 import { hexId, isRecord, num, reasoningOf, str } from "../sse.js";
-import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from "./types.js";
+import { customInput, localShellAction, type ToolMap, toolMapOf } from "./tools.js";
+import type {
+  ResponsesCallItem,
+  ResponsesItemStatus,
+  ResponsesOutputItem,
+  ResponsesResponse,
+  ResponsesUsage,
+} from "./types.js";
 
 /** Maps chat usage to Responses usage (zeros when the upstream reported none). */
 export function chatUsageToResponses(usage: Usage | null | undefined): ResponsesUsage {
@@ -97,11 +104,50 @@ export function nowSeconds(): number {
 }
 
 /**
+ * The item of a chat tool call, as the request's tools say (tools.ts): a `function_call` (with its
+ * `namespace` for a namespace member), a `custom_tool_call` or a `local_shell_call`; arguments set
+ * by setCallArguments.
+ * A name the request did not declare stays a plain function call: the agent reports the unknown
+ * tool to the model, as it would for OpenAI's own API.
+ */
+export function callItem(
+  tools: ToolMap,
+  responseId: string,
+  outputIndex: number,
+  callId: string,
+  chatName: string,
+  status: ResponsesItemStatus,
+): ResponsesCallItem {
+  const ref = tools.get(chatName);
+  const call_id = callId || hexId("call_", 24);
+  const ns = ref?.namespace ? { namespace: ref.namespace } : {};
+  if (ref?.kind === "local_shell") {
+    const id = itemId(responseId, "lsh", outputIndex);
+    const action = { type: "exec" as const, command: [], env: {} };
+    return { id, type: "local_shell_call", status, call_id, action };
+  }
+  if (ref?.kind === "custom") {
+    const id = itemId(responseId, "ctc", outputIndex);
+    return { id, type: "custom_tool_call", status, call_id, name: ref.name, input: "", ...ns };
+  }
+  const id = itemId(responseId, "fc", outputIndex);
+  const name = ref?.name ?? chatName;
+  return { id, type: "function_call", status, call_id, name, arguments: "", ...ns };
+}
+
+/** Sets a call item's arguments (a custom call's `input`) from the chat call's arguments. */
+export function setCallArguments(item: ResponsesCallItem, args: string): void {
+  if (item.type === "custom_tool_call") item.input = customInput(args);
+  else if (item.type === "local_shell_call") item.action = localShellAction(args);
+  else item.arguments = args;
+}
+
+/**
  * Translates a (non-streaming) chat completion to a Responses `response` object. `request` is the
  * original Responses body, whose settings the response echoes. Only choice 0 is used.
  *
  * Output order: a reasoning item (when there is reasoning), a message (when there is text, or
- * when the output would otherwise be empty), then one function_call item per tool call. When the
+ * when the output would otherwise be empty), then one call item per tool call (callItem). When the
  * model ran out of tokens the last item is marked `incomplete`.
  */
 export function chatToResponsesResponse(
@@ -134,15 +180,11 @@ export function chatToResponsesResponse(
       content: [{ type: "output_text", text, annotations: [] }],
     });
   }
+  const tools = toolMapOf(request);
   for (const c of calls) {
-    output.push({
-      id: itemId(id, "fc", output.length),
-      type: "function_call",
-      status: "completed",
-      call_id: c.id || hexId("call_", 24),
-      name: c.function.name,
-      arguments: c.function.arguments,
-    });
+    const item = callItem(tools, id, output.length, c.id, c.function.name, "completed");
+    setCallArguments(item, c.function.arguments);
+    output.push(item);
   }
   const finish = choice?.finish_reason ?? null;
   const last = output.at(-1);

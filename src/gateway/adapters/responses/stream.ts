@@ -9,14 +9,17 @@ import {
 } from "../stream-blocks.js";
 import {
   baseResponse,
+  callItem,
   chatUsageToResponses,
   finalizeStatus,
   itemId,
   nowSeconds,
   type ResponsesIds,
+  setCallArguments,
 } from "./response.js";
+import { type ToolMap, toolMapOf } from "./tools.js";
 import type {
-  ResponsesFunctionCallItem,
+  ResponsesCallItem,
   ResponsesItemStatus,
   ResponsesMessageItem,
   ResponsesOutputItem,
@@ -31,10 +34,16 @@ interface OpenText {
   text: string;
 }
 
-/** The open function-call item. */
+/** The open call item. */
 interface OpenCall {
   outputIndex: number;
-  item: ResponsesFunctionCallItem;
+  item: ResponsesCallItem;
+}
+
+/** A call item and the chat arguments received for it so far. */
+interface CallRecord {
+  item: ResponsesCallItem;
+  args: string;
 }
 
 /**
@@ -42,7 +51,8 @@ interface OpenCall {
  *
  *   response.created, response.in_progress,
  *   per item: response.output_item.added, [response.content_part.added, text/reasoning deltas,
- *   *.done, response.content_part.done | function_call_arguments.delta…, .done],
+ *   *.done, response.content_part.done | function_call_arguments.delta…, .done |
+ *   custom_tool_call_input.delta, .done],
  *   response.output_item.done,
  *   response.completed (or response.incomplete when the model ran out of tokens).
  *
@@ -52,6 +62,10 @@ interface OpenCall {
  * nested: a new item closes the open one. Tool calls stream as the upstream sends them; a late
  * argument delta for an already-closed call (interleaved parallel calls, which no known upstream
  * sends) still reaches the final `response.completed` object.
+ *
+ * A custom tool's input is the decoded `input` argument (tools.ts), known only once the call's
+ * arguments are complete: it is sent as one delta when the call closes. A local shell call has no
+ * argument events: its `output_item.done` carries the action.
  *
  * Which items open and close when is ChatBlockStream's (stream-blocks.ts); this class only writes
  * Responses' events for them. Only choice 0 is translated: Responses has no `n`.
@@ -65,8 +79,10 @@ export class ResponsesStreamTranslator {
   private readonly blocks: ChatBlockStream;
   private openText: OpenText | null = null;
   private openCall: OpenCall | null = null;
-  /** Function-call items by chat tool-call index, for late argument deltas. */
-  private readonly callItems = new Map<number, ResponsesFunctionCallItem>();
+  /** Call items by chat tool-call index, for late argument deltas. */
+  private readonly calls = new Map<number, CallRecord>();
+  /** The request's tools: which chat functions are custom tools or namespace members. */
+  private readonly tools: ToolMap;
   /** Events of the call in progress (push / finish / fail). */
   private ev: SseEvent[] = [];
 
@@ -75,6 +91,7 @@ export class ResponsesStreamTranslator {
     ids: ResponsesIds = {},
   ) {
     this.responseId = ids.responseId ?? hexId("resp_");
+    this.tools = toolMapOf(request);
     this.blocks = new ChatBlockStream(this.sink());
   }
 
@@ -166,11 +183,13 @@ export class ResponsesStreamTranslator {
       textDelta: (kind, delta) => this.textDelta(kind, delta),
       closeText: (kind) => this.closeTextItem(kind),
       openCall: (call, held) => this.openCallItem(call, held),
-      callArgs: (_call, delta) => this.callDelta(delta),
+      callArgs: (call, delta) => this.callDelta(call.index, delta),
       closeCall: () => this.closeCallItem(),
       // Kept for the final response.
       lateCallArgs: (call, delta) => {
-        this.callItems.get(call.index)!.arguments += delta;
+        const rec = this.calls.get(call.index)!;
+        rec.args += delta;
+        setCallArguments(rec.item, rec.args);
       },
     };
   }
@@ -235,47 +254,59 @@ export class ResponsesStreamTranslator {
     });
   }
 
-  /** A function-call item opens; arguments the block stream held back follow at once. */
+  /** A call item opens; arguments the block stream held back follow at once. */
   private openCallItem(call: StreamCall, held: readonly string[]): void {
     const outputIndex = this.output.length;
-    const item: ResponsesFunctionCallItem = {
-      id: itemId(this.responseId, "fc", outputIndex),
-      type: "function_call",
-      status: "in_progress",
-      call_id: call.id || hexId("call_", 24),
-      name: call.name,
-      arguments: "",
-    };
+    const item = callItem(
+      this.tools,
+      this.responseId,
+      outputIndex,
+      call.id,
+      call.name,
+      "in_progress",
+    );
     this.output.push(item);
-    this.callItems.set(call.index, item);
+    this.calls.set(call.index, { item, args: "" });
     this.openCall = { outputIndex, item };
     this.emit("response.output_item.added", {
       output_index: outputIndex,
       item: structuredClone(item),
     });
     const pending = held.join("");
-    if (pending) this.callDelta(pending);
+    if (pending) this.callDelta(call.index, pending);
   }
 
   private closeCallItem(): void {
     const { outputIndex, item } = this.openCall!;
     this.openCall = null;
     item.status = this.closedStatus();
-    this.emit("response.function_call_arguments.done", {
-      item_id: item.id,
-      output_index: outputIndex,
-      name: item.name,
-      arguments: item.arguments,
-    });
+    const base = { item_id: item.id, output_index: outputIndex };
+    if (item.type === "local_shell_call") {
+      // The API has no argument events for a local shell call: its item carries the action.
+    } else if (item.type === "custom_tool_call") {
+      if (item.input)
+        this.emit("response.custom_tool_call_input.delta", { ...base, delta: item.input });
+      this.emit("response.custom_tool_call_input.done", { ...base, input: item.input });
+    } else {
+      this.emit("response.function_call_arguments.done", {
+        ...base,
+        name: item.name,
+        arguments: item.arguments,
+      });
+    }
     this.emit("response.output_item.done", {
       output_index: outputIndex,
       item: structuredClone(item),
     });
   }
 
-  private callDelta(delta: string): void {
+  private callDelta(index: number, delta: string): void {
     const { outputIndex, item } = this.openCall!;
-    item.arguments += delta;
+    const rec = this.calls.get(index)!;
+    rec.args += delta;
+    setCallArguments(item, rec.args);
+    // A custom call's input and a shell call's action are only known whole (class comment).
+    if (item.type !== "function_call") return;
     this.emit("response.function_call_arguments.delta", {
       item_id: item.id,
       output_index: outputIndex,

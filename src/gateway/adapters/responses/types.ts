@@ -26,6 +26,32 @@ export interface ResponsesFunctionCallItem {
   call_id: string;
   name: string;
   arguments: string;
+  /** The namespace tool the function belongs to (absent for a top-level function). */
+  namespace?: string;
+}
+
+export interface ResponsesLocalShellCallItem {
+  id: string;
+  type: "local_shell_call";
+  status: ResponsesItemStatus;
+  call_id: string;
+  action: {
+    type: "exec";
+    command: string[];
+    env: Record<string, string>;
+    working_directory?: string;
+    timeout_ms?: number;
+  };
+}
+
+export interface ResponsesCustomToolCallItem {
+  id: string;
+  type: "custom_tool_call";
+  status: ResponsesItemStatus;
+  call_id: string;
+  name: string;
+  input: string;
+  namespace?: string;
 }
 
 export interface ResponsesReasoningItem {
@@ -38,7 +64,15 @@ export interface ResponsesReasoningItem {
 export type ResponsesOutputItem =
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
+  | ResponsesLocalShellCallItem
   | ResponsesReasoningItem;
+
+/** An item for a tool call of the model. */
+export type ResponsesCallItem =
+  | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
+  | ResponsesLocalShellCallItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
