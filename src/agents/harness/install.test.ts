@@ -187,6 +187,28 @@ Promise.all([probe(gw + "/v1/models"), probe(up + "/health")]).then((r) =>
     );
   });
 
+  test("through the tunnel only the session's model API answers: no admin route (the gateway has no admin key)", async () => {
+    const probe = `#!/bin/sh
+exec node -e '
+const base = process.env.ANTHROPIC_BASE_URL, origin = new URL(base).origin;
+const auth = { authorization: "Bearer " + process.env.ANTHROPIC_AUTH_TOKEN };
+const status = (u, init) => fetch(u, init).then((r) => r.status, () => "unreachable");
+Promise.all([
+  status(origin + "/admin/weight-version", { method: "POST", body: JSON.stringify({ weightVersion: 99 }) }),
+  status(origin + "/sessions"),
+  status(base + "/traces"),
+  status(base, { method: "DELETE" }),
+  status(origin + "/health"),
+  status(base + "/v1/models", { headers: auth }),
+]).then((r) => console.log(JSON.stringify({ result: r.join(" ") })));
+'
+`;
+    const ep = await episodeWith(probe);
+    assert.equal(ep.info?.error ?? null, null);
+    assert.equal(ep.info?.answer, "404 404 404 404 404 200");
+    assert.equal(gw.gateway.weightVersion, 0);
+  });
+
   test("a non-zero exit is the episode's error with the stderr tail", async () => {
     const ep = await episodeWith(
       "#!/bin/sh\necho progress\necho 'API error 400: bad request' >&2\nexit 3\n",
