@@ -117,6 +117,28 @@ describe("install and locate", () => {
     );
   });
 
+  test("the default dir holding another version than the pinned one (the pin moved on): an error naming the install command", async () => {
+    const env = { RLLM_HOME: join(scratch, "home-old") };
+    const dir = join(scratch, "home-old", "harnesses", "claude-code");
+    mkdirSync(join(dir, "node_modules", claudeCode.package), { recursive: true });
+    writeFileSync(
+      join(dir, "node_modules", claudeCode.package, "package.json"),
+      JSON.stringify({ version: "2.0.0" }),
+    );
+    mkdirSync(dirname(join(dir, claudeCode.bin)), { recursive: true });
+    writeFileSync(join(dir, claudeCode.bin), "#!/bin/sh\n");
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err instanceof HarnessNotInstalledError &&
+        err.message.includes(
+          `@anthropic-ai/claude-code 2.0.0 is installed in ${dir} (RLLM_HOME/harnesses/claude-code), not the pinned 2.1.328; run \`rllm harness install claude-code\``,
+        ),
+    );
+    await installHarness("claude-code", { env, npm: fakeNpm() });
+    assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
+  });
+
   test("RLLM_HARNESS_<NAME> points at a prefix elsewhere, any version; the config loader leaves it alone", () => {
     const dir = fakePrefix("elsewhere", "2.0.0", "#!/bin/sh\n");
     const env = { RLLM_HOME: join(scratch, "empty-home"), [harnessEnvKey("claude-code")]: dir };

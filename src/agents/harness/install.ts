@@ -9,8 +9,10 @@
  * The install dir is, in order: env RLLM_HARNESS_<NAME> (the name upper-cased, `-` → `_`; e.g.
  * RLLM_HARNESS_CLAUDE_CODE=/opt/claude), the `installDir` a caller passes, else
  * $RLLM_HOME/harnesses/<name>. Either way it is an npm prefix: `<dir>/node_modules/<package>` holds
- * the package and `<dir>/<definition.bin>` the executable. The installed version may differ from
- * the pinned one (an explicit dir is the user's choice); it is reported, never silently replaced.
+ * the package and `<dir>/<definition.bin>` the executable. In an explicit dir (env or option) the
+ * installed version may differ from the pinned one (the user's choice; it is reported, never
+ * silently replaced); in the default dir, which only `rllm harness install` fills, another version
+ * is one installed before the pin moved on: an error saying to install again.
  * Installing again over the pinned version is a no-op ("already installed").
  *
  * The sandbox runs the CLI as an unprivileged user that sees the dir at the same path, so every
@@ -94,6 +96,11 @@ export function locateHarness(
       version === undefined ? `${definition.package} is not installed` : `${bin} is missing`;
     throw new HarnessNotInstalledError(
       `harness ${name}: ${missing} in ${where}; run \`rllm harness install ${name}\`${source === "default" ? "" : ` with RLLM_HOME set, or point ${harnessEnvKey(name)} at an npm prefix holding ${definition.package}`}`,
+    );
+  }
+  if (source === "default" && version !== definition.version) {
+    throw new HarnessNotInstalledError(
+      `harness ${name}: ${definition.package} ${version} is installed in ${dir} (RLLM_HOME/harnesses/${name}), not the pinned ${definition.version}; run \`rllm harness install ${name}\``,
     );
   }
   return { definition, installDir: dir, bin, version, source };
