@@ -139,6 +139,24 @@ describe("install and locate", () => {
     assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
   });
 
+  test("RLLM_HARNESS_<NAME> pointing at junk (the executable, not a prefix): errors saying what to do that works", async () => {
+    const file = join(scratch, "claude-binary");
+    writeFileSync(file, "#!/bin/sh\n");
+    const env = { RLLM_HOME: join(scratch, "empty-home"), RLLM_HARNESS_CLAUDE_CODE: file };
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err.message ===
+        `harness claude-code: @anthropic-ai/claude-code is not installed in RLLM_HARNESS_CLAUDE_CODE=${file}; point RLLM_HARNESS_CLAUDE_CODE at an npm prefix holding @anthropic-ai/claude-code (a dir with node_modules/@anthropic-ai/claude-code), or unset it and run \`rllm harness install claude-code\``,
+    );
+    await assert.rejects(
+      installHarness("claude-code", { env, npm: fakeNpm() }),
+      (err: Error) =>
+        err.message ===
+        `harness claude-code: RLLM_HARNESS_CLAUDE_CODE=${file} is not a directory; point it at an npm prefix (a dir, made if missing) or unset it to install into RLLM_HOME/harnesses/claude-code`,
+    );
+  });
+
   test("RLLM_HARNESS_<NAME> points at a prefix elsewhere, any version; the config loader leaves it alone", () => {
     const dir = fakePrefix("elsewhere", "2.0.0", "#!/bin/sh\n");
     const env = { RLLM_HOME: join(scratch, "empty-home"), [harnessEnvKey("claude-code")]: dir };

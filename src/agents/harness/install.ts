@@ -94,9 +94,14 @@ export function locateHarness(
           : `${dir} (RLLM_HOME/harnesses/${name})`;
     const missing =
       version === undefined ? `${definition.package} is not installed` : `${bin} is missing`;
-    throw new HarnessNotInstalledError(
-      `harness ${name}: ${missing} in ${where}; run \`rllm harness install ${name}\`${source === "default" ? "" : ` with RLLM_HOME set, or point ${harnessEnvKey(name)} at an npm prefix holding ${definition.package}`}`,
-    );
+    const pkg = definition.package;
+    const todo =
+      source === "env"
+        ? `point ${harnessEnvKey(name)} at an npm prefix holding ${pkg} (a dir with node_modules/${pkg}), or unset it and run \`rllm harness install ${name}\``
+        : source === "option"
+          ? `pass an installDir holding ${pkg} (an npm prefix), or drop it and run \`rllm harness install ${name}\``
+          : `run \`rllm harness install ${name}\``;
+    throw new HarnessNotInstalledError(`harness ${name}: ${missing} in ${where}; ${todo}`);
   }
   if (source === "default" && version !== definition.version) {
     throw new HarnessNotInstalledError(
@@ -134,7 +139,12 @@ export async function installHarness(
   options: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; npm?: string } = {},
 ): Promise<InstallResult> {
   const definition = harnessDefinition(name);
-  const { dir } = harnessDir(name, { env: options.env });
+  const { dir, source } = harnessDir(name, { env: options.env });
+  if (source === "env" && existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new Error(
+      `harness ${name}: ${harnessEnvKey(name)}=${dir} is not a directory; point it at an npm prefix (a dir, made if missing) or unset it to install into RLLM_HOME/harnesses/${name}`,
+    );
+  }
   const log = options.log ?? (() => {});
   const spec = `${definition.package}@${definition.version}`;
   if (
