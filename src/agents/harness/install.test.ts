@@ -52,6 +52,7 @@ prefix="$3"
 printf '%s\\n' "$@" > "$prefix/argv.txt"
 mkdir -p "$prefix/node_modules/${claudeCode.package}" "$prefix/node_modules/.bin"
 echo '{"version":"${claudeCode.version}"}' > "$prefix/node_modules/${claudeCode.package}/package.json"
+echo '{"lockfileVersion":3,"packages":{"node_modules/${claudeCode.package}":{"version":"${claudeCode.version}"}}}' > "$prefix/node_modules/.package-lock.json"
 printf '#!/bin/sh\\n' > "$prefix/${claudeCode.bin}"
 echo "added 3 packages"
 `,
@@ -136,6 +137,28 @@ describe("install and locate", () => {
         ),
     );
     await installHarness("claude-code", { env, npm: fakeNpm() });
+    assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
+  });
+
+  test("a half-finished install (npm killed in its build step: package and bin there, no hidden lockfile) is not installed; install runs npm again", async () => {
+    const env = { RLLM_HOME: join(scratch, "home-half") };
+    const dir = join(scratch, "home-half", "harnesses", "claude-code");
+    mkdirSync(join(dir, "node_modules", claudeCode.package), { recursive: true });
+    writeFileSync(
+      join(dir, "node_modules", claudeCode.package, "package.json"),
+      JSON.stringify({ version: claudeCode.version }),
+    );
+    mkdirSync(dirname(join(dir, claudeCode.bin)), { recursive: true });
+    writeFileSync(join(dir, claudeCode.bin), "#!/bin/sh\necho placeholder\n");
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err instanceof HarnessNotInstalledError &&
+        err.message ===
+          `harness claude-code: the install of @anthropic-ai/claude-code in ${dir} (RLLM_HOME/harnesses/claude-code) did not finish (npm's node_modules/.package-lock.json does not list it at 2.1.328); run \`rllm harness install claude-code\``,
+    );
+    const r = await installHarness("claude-code", { env, npm: fakeNpm() });
+    assert.equal(r.installed, true, "npm ran again");
     assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
   });
 

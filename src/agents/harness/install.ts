@@ -15,6 +15,12 @@
  * is one installed before the pin moved on: an error saying to install again.
  * Installing again over the pinned version is a no-op ("already installed").
  *
+ * Finished means npm finished: it writes `node_modules/.package-lock.json` (its hidden lockfile)
+ * last, after the packages' install scripts (Claude Code's copies a 370 MB native binary over a
+ * placeholder). An install npm did not finish (killed: no rollback) leaves the package.json and
+ * the bin link but no hidden lockfile listing the package at that version; in the default dir
+ * that is not installed, and `rllm harness install` runs npm again.
+ *
  * The sandbox runs the CLI as an unprivileged user that sees the dir at the same path, so every
  * dir above it must be searchable by others (o+x): not so under root's HOME (/root is 0700 on
  * Debian), where the default ~/.rllm lies when RLLM_HOME is unset. unreachableReason() says which
@@ -108,7 +114,22 @@ export function locateHarness(
       `harness ${name}: ${definition.package} ${version} is installed in ${dir} (RLLM_HOME/harnesses/${name}), not the pinned ${definition.version}; run \`rllm harness install ${name}\``,
     );
   }
+  if (source === "default" && !npmFinished(definition, dir, version)) {
+    throw new HarnessNotInstalledError(
+      `harness ${name}: the install of ${definition.package} in ${dir} (RLLM_HOME/harnesses/${name}) did not finish (npm's node_modules/.package-lock.json does not list it at ${version}); run \`rllm harness install ${name}\``,
+    );
+  }
   return { definition, installDir: dir, bin, version, source };
+}
+
+/** Whether npm finished installing `definition`'s package at `version` under `dir` (see the header). */
+function npmFinished(definition: HarnessDefinition, dir: string, version: string): boolean {
+  try {
+    const lock = JSON.parse(readFileSync(join(dir, "node_modules", ".package-lock.json"), "utf8"));
+    return lock?.packages?.[`node_modules/${definition.package}`]?.version === version;
+  } catch {
+    return false;
+  }
 }
 
 /** Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or undefined. */
@@ -149,7 +170,8 @@ export async function installHarness(
   const spec = `${definition.package}@${definition.version}`;
   if (
     installedVersion(definition, dir) === definition.version &&
-    existsSync(join(dir, definition.bin))
+    existsSync(join(dir, definition.bin)) &&
+    npmFinished(definition, dir, definition.version)
   ) {
     log(`${name}: ${spec} already installed in ${dir}`);
     return { name, installDir: dir, version: definition.version, installed: false };
