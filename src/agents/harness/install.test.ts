@@ -6,7 +6,15 @@
  * timeout, a CLI that cannot start, each the episode's error with its output tail.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -270,6 +278,38 @@ Promise.all([
     assert.equal(ep.info?.error ?? null, null);
     assert.equal(ep.info?.answer, "404 404 404 404 404 200");
     assert.equal(gw.gateway.weightVersion, 0);
+  });
+
+  test("a sandbox opening thousands of tunnel connections holds at most 128 of rllm's descriptors; the session's API answers after", async () => {
+    const flood = `#!/bin/sh
+exec node -e '
+const net = require("node:net");
+const port = Number(new URL(process.env.ANTHROPIC_BASE_URL).port);
+const held = [];
+const open = (n) => n === 0 ? Promise.resolve() : new Promise((done) => {
+  const c = net.connect(port, "127.0.0.1", done);
+  c.on("error", done).on("close", done);
+  held.push(c);
+}).then(() => open(n - 1));
+open(1500)
+  .then(() => new Promise((r) => setTimeout(r, 500)))
+  .then(() => { for (const c of held) c.destroy(); return new Promise((r) => setTimeout(r, 200)); })
+  .then(() => fetch(process.env.ANTHROPIC_BASE_URL + "/v1/models", { headers: { authorization: "Bearer " + process.env.ANTHROPIC_AUTH_TOKEN } }))
+  .then((r) => console.log(JSON.stringify({ result: String(r.status) })), (e) => console.log(JSON.stringify({ result: String(e) })))
+  .then(() => process.exit(0));
+'
+`;
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const baseline = fds();
+    let most = baseline;
+    const watch = setInterval(() => {
+      most = Math.max(most, fds());
+    }, 20);
+    const ep = await episodeWith(flood);
+    clearInterval(watch);
+    assert.equal(ep.info?.error ?? null, null);
+    assert.equal(ep.info?.answer, "200");
+    assert.ok(most - baseline < 200, `rllm held ${most - baseline} more descriptors`);
   });
 
   test("a non-zero exit is the episode's error with the stderr tail", async () => {

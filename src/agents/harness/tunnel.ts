@@ -84,6 +84,13 @@ export function tunnelTarget(
   };
 }
 
+/**
+ * Connections one tunnel holds open at once; more are closed as they come. A CLI keeps a few (its
+ * HTTP client's pool); each costs rllm's process a descriptor (two with a request in flight),
+ * and sandboxed code must not spend them all (every session's gateway calls would fail).
+ */
+const MAX_CONNECTIONS = 128;
+
 /** Headers of one connection, not passed on (the tunnel's connections are its own). */
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "upgrade"];
 
@@ -135,6 +142,7 @@ export async function openGatewayTunnel(target: {
     res.on("close", () => up.destroy());
     req.pipe(up);
   });
+  server.maxConnections = MAX_CONNECTIONS;
   try {
     await new Promise<void>((done, fail) => {
       server.once("error", fail);
