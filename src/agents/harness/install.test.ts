@@ -6,8 +6,10 @@
  * timeout, a CLI that cannot start, each the episode's error with its output tail.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -185,6 +187,28 @@ describe("install and locate", () => {
       (err: Error) =>
         err.message ===
         `harness claude-code: RLLM_HARNESS_CLAUDE_CODE=${file} is not a directory; point it at an npm prefix (a dir, made if missing) or unset it to install into RLLM_HOME/harnesses/claude-code`,
+    );
+  });
+
+  test("node where the sandbox's user cannot reach it (nvm under root's 0700 HOME): an error at startup", () => {
+    const root = join(scratch, "root-home");
+    mkdirSync(join(root, "bin"), { recursive: true });
+    linkSync(process.execPath, join(root, "bin", "node")); // node as run from a private dir
+    chmodSync(root, 0o700);
+    const dir = fakePrefix("reachable", claudeCode.version, "#!/bin/sh\n");
+    const out = execFileSync(
+      join(root, "bin", "node"),
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import("./src/agents/harness/agent.ts").then((m) => { try { m.harnessAgent("claude-code"); console.log("created"); } catch (e) { console.log(e.message); } });`,
+      ],
+      { env: { ...process.env, RLLM_HARNESS_CLAUDE_CODE: dir }, encoding: "utf8" },
+    );
+    assert.equal(
+      out.trim(),
+      `harness claude-code: the sandbox cannot run node (${join(root, "bin", "node")}), which carries the CLI's gateway calls: ${root} is mode 700, not searchable by others (the sandbox's user); chmod o+x ${root}, or run rllm with a node installed elsewhere (e.g. under /usr)`,
     );
   });
 

@@ -132,12 +132,18 @@ function npmFinished(definition: HarnessDefinition, dir: string, version: string
   }
 }
 
-/** Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or undefined. */
-export function unreachableReason(dir: string): string | undefined {
+/**
+ * Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or
+ * undefined; `remedy`: the other way out than chmod.
+ */
+export function unreachableReason(
+  dir: string,
+  remedy = "install under another RLLM_HOME (e.g. RLLM_HOME=/opt/rllm rllm harness install …)",
+): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     const mode = statSync(d).mode;
     if ((mode & 0o001) === 0) {
-      return `${d} is mode ${(mode & 0o777).toString(8)}, not searchable by others (the sandbox's user); chmod o+x ${d}, or install under another RLLM_HOME (e.g. RLLM_HOME=/opt/rllm rllm harness install …)`;
+      return `${d} is mode ${(mode & 0o777).toString(8)}, not searchable by others (the sandbox's user); chmod o+x ${d}, or ${remedy}`;
     }
     if (d === dirname(d)) return undefined;
   }
