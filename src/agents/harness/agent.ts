@@ -32,9 +32,9 @@
  * - info.harness: name, version, exitCode, signal, limit, wallSeconds and stdout/stderr clipped
  *   to maxOutputChars (head and tail); info.answer: the CLI's final message, when it printed one.
  *
- * Network: the sandbox has none; the CLI reaches the gateway, and only it, through tunnel.ts (a
- * forwarder on the sandbox's own loopback, a Unix socket to the host's gateway), with the session
- * URLs rewritten to 127.0.0.1. An https gateway cannot be tunnelled (its certificate names its
+ * Network: the sandbox has none; the CLI reaches its session's model API on the gateway, and
+ * nothing else (no admin route), through tunnel.ts (a forwarder on the sandbox's own loopback, a
+ * Unix socket to the host's gateway), with the session URLs rewritten to 127.0.0.1. An https gateway cannot be tunnelled (its certificate names its
  * host): the sandbox then shares the host's network (`network: true`; on bwrap the CLI and every
  * command it runs can reach any service the host can, its loopback included).
  */
