@@ -7,9 +7,38 @@ import { HttpError, readJsonBody as readBody, sendJson } from "../http.js";
 
 export { sendJson };
 
-/** Reads and parses a JSON body, refusing more than `limit` bytes (gateway.maxBodyBytes) with a 413. */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  return readBody(req, { limit, tooLarge: () => tooLarge(limit) });
+/**
+ * Reads and parses a JSON body, refusing more than `limit` bytes (gateway.maxBodyBytes) with a 413
+ * and one nested deeper than MAX_JSON_DEPTH with a 400.
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const body = await readBody(req, { limit, tooLarge: () => tooLarge(limit) });
+  if (nestedDeeper(body, MAX_JSON_DEPTH)) {
+    throw new HttpError(
+      400,
+      `the request body is nested deeper than ${MAX_JSON_DEPTH} levels (objects and arrays)`,
+    );
+  }
+  return body;
+}
+
+/**
+ * Deepest nesting of objects and arrays a body may have: what walks a request recursively (the
+ * dialects' translators, JSON.stringify for the upstream and the trace) overflows the stack
+ * somewhere past a few thousand levels, a 500.
+ */
+const MAX_JSON_DEPTH = 512;
+
+/** Whether `value` nests objects/arrays deeper than `max` (walked without recursion). */
+function nestedDeeper(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [v, depth] = next;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function tooLarge(limit: number): HttpError {

@@ -43,9 +43,11 @@ export interface GatewayOptions {
   renderer?: ChatRenderer;
 }
 
-const AGENT_API = /^(.*)\/v1\/(chat\/completions|completions|responses|messages|models)$/;
+/** The agent API's routes: session prefix, api (the only routes besides Gemini's that take a session's token). */
+export const AGENT_API = /^(.*)\/v1\/(chat\/completions|completions|responses|messages|models)$/;
 /** The Gemini API's generate methods: prefix, model (may hold `/`), method. */
-const GEMINI_API = /^(.*)\/(?:v1beta|v1)\/models\/(.+):(generateContent|streamGenerateContent)$/;
+export const GEMINI_API =
+  /^(.*)\/(?:v1beta|v1)\/models\/(.+):(generateContent|streamGenerateContent)$/;
 
 export class Gateway {
   readonly config: GatewayConfig;

@@ -15,8 +15,9 @@
  * it from every call the CLI made (engine/episode.ts), token ids and logprobs included.
  *
  * Edge cases, decided once:
- * - The CLI not installed, or installed where the sandbox's user cannot reach it (install.ts), is
- *   an error when harnessAgent() is called (the run's startup), saying what to do; never at the
+ * - The CLI not installed, or installed where the sandbox's user cannot reach it (install.ts), and
+ *   node (the gateway forwarder's) where it cannot reach it (nvm under root's 0700 HOME), are
+ *   errors when harnessAgent() is called (the run's startup), saying what to do; never at the
  *   first episode.
  * - How the CLI ended, as the episode's error (terminationReason "error", or "timeout"), its
  *   message saying which, then the CLI's final message when it printed one (its API error, say),
@@ -31,9 +32,9 @@
  * - info.harness: name, version, exitCode, signal, limit, wallSeconds and stdout/stderr clipped
  *   to maxOutputChars (head and tail); info.answer: the CLI's final message, when it printed one.
  *
- * Network: the sandbox has none; the CLI reaches the gateway, and only it, through tunnel.ts (a
- * forwarder on the sandbox's own loopback, a Unix socket to the host's gateway), with the session
- * URLs rewritten to 127.0.0.1. An https gateway cannot be tunnelled (its certificate names its
+ * Network: the sandbox has none; the CLI reaches its session's model API on the gateway, and
+ * nothing else (no admin route), through tunnel.ts (a forwarder on the sandbox's own loopback, a
+ * Unix socket to the host's gateway), with the session URLs rewritten to 127.0.0.1. An https gateway cannot be tunnelled (its certificate names its
  * host): the sandbox then shares the host's network (`network: true`; on bwrap the CLI and every
  * command it runs can reach any service the host can, its loopback included).
  */
@@ -105,6 +106,14 @@ export function harnessAgent(name: string, options: HarnessAgentOptions = {}): R
   if (blocked)
     throw new HarnessNotInstalledError(
       `harness ${name}: the sandbox cannot reach its install dir: ${blocked}`,
+    );
+  const nodeBlocked = unreachableReason(
+    dirname(node),
+    "run rllm with a node installed elsewhere (e.g. under /usr)",
+  );
+  if (nodeBlocked)
+    throw new HarnessNotInstalledError(
+      `harness ${name}: the sandbox cannot run node (${node}), which carries the CLI's gateway calls: ${nodeBlocked}`,
     );
   const spec = sandboxSpec(located, settings);
   return rollout(

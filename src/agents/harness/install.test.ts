@@ -6,7 +6,17 @@
  * timeout, a CLI that cannot start, each the episode's error with its output tail.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -52,6 +62,7 @@ prefix="$3"
 printf '%s\\n' "$@" > "$prefix/argv.txt"
 mkdir -p "$prefix/node_modules/${claudeCode.package}" "$prefix/node_modules/.bin"
 echo '{"version":"${claudeCode.version}"}' > "$prefix/node_modules/${claudeCode.package}/package.json"
+echo '{"lockfileVersion":3,"packages":{"node_modules/${claudeCode.package}":{"version":"${claudeCode.version}"}}}' > "$prefix/node_modules/.package-lock.json"
 printf '#!/bin/sh\\n' > "$prefix/${claudeCode.bin}"
 echo "added 3 packages"
 `,
@@ -114,6 +125,90 @@ describe("install and locate", () => {
     await assert.rejects(
       installHarness("claude-code", { env, npm: fakeNpm(true) }),
       /failed \(exit 1\):\nnpm error 404 Not Found/,
+    );
+  });
+
+  test("the default dir holding another version than the pinned one (the pin moved on): an error naming the install command", async () => {
+    const env = { RLLM_HOME: join(scratch, "home-old") };
+    const dir = join(scratch, "home-old", "harnesses", "claude-code");
+    mkdirSync(join(dir, "node_modules", claudeCode.package), { recursive: true });
+    writeFileSync(
+      join(dir, "node_modules", claudeCode.package, "package.json"),
+      JSON.stringify({ version: "2.0.0" }),
+    );
+    mkdirSync(dirname(join(dir, claudeCode.bin)), { recursive: true });
+    writeFileSync(join(dir, claudeCode.bin), "#!/bin/sh\n");
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err instanceof HarnessNotInstalledError &&
+        err.message.includes(
+          `@anthropic-ai/claude-code 2.0.0 is installed in ${dir} (RLLM_HOME/harnesses/claude-code), not the pinned 2.1.328; run \`rllm harness install claude-code\``,
+        ),
+    );
+    await installHarness("claude-code", { env, npm: fakeNpm() });
+    assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
+  });
+
+  test("a half-finished install (npm killed in its build step: package and bin there, no hidden lockfile) is not installed; install runs npm again", async () => {
+    const env = { RLLM_HOME: join(scratch, "home-half") };
+    const dir = join(scratch, "home-half", "harnesses", "claude-code");
+    mkdirSync(join(dir, "node_modules", claudeCode.package), { recursive: true });
+    writeFileSync(
+      join(dir, "node_modules", claudeCode.package, "package.json"),
+      JSON.stringify({ version: claudeCode.version }),
+    );
+    mkdirSync(dirname(join(dir, claudeCode.bin)), { recursive: true });
+    writeFileSync(join(dir, claudeCode.bin), "#!/bin/sh\necho placeholder\n");
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err instanceof HarnessNotInstalledError &&
+        err.message ===
+          `harness claude-code: the install of @anthropic-ai/claude-code in ${dir} (RLLM_HOME/harnesses/claude-code) did not finish (npm's node_modules/.package-lock.json does not list it at 2.1.328); run \`rllm harness install claude-code\``,
+    );
+    const r = await installHarness("claude-code", { env, npm: fakeNpm() });
+    assert.equal(r.installed, true, "npm ran again");
+    assert.equal(locateHarness("claude-code", { env }).version, "2.1.328");
+  });
+
+  test("RLLM_HARNESS_<NAME> pointing at junk (the executable, not a prefix): errors saying what to do that works", async () => {
+    const file = join(scratch, "claude-binary");
+    writeFileSync(file, "#!/bin/sh\n");
+    const env = { RLLM_HOME: join(scratch, "empty-home"), RLLM_HARNESS_CLAUDE_CODE: file };
+    assert.throws(
+      () => locateHarness("claude-code", { env }),
+      (err: Error) =>
+        err.message ===
+        `harness claude-code: @anthropic-ai/claude-code is not installed in RLLM_HARNESS_CLAUDE_CODE=${file}; point RLLM_HARNESS_CLAUDE_CODE at an npm prefix holding @anthropic-ai/claude-code (a dir with node_modules/@anthropic-ai/claude-code), or unset it and run \`rllm harness install claude-code\``,
+    );
+    await assert.rejects(
+      installHarness("claude-code", { env, npm: fakeNpm() }),
+      (err: Error) =>
+        err.message ===
+        `harness claude-code: RLLM_HARNESS_CLAUDE_CODE=${file} is not a directory; point it at an npm prefix (a dir, made if missing) or unset it to install into RLLM_HOME/harnesses/claude-code`,
+    );
+  });
+
+  test("node where the sandbox's user cannot reach it (nvm under root's 0700 HOME): an error at startup", () => {
+    const root = join(scratch, "root-home");
+    mkdirSync(join(root, "bin"), { recursive: true });
+    linkSync(process.execPath, join(root, "bin", "node")); // node as run from a private dir
+    chmodSync(root, 0o700);
+    const dir = fakePrefix("reachable", claudeCode.version, "#!/bin/sh\n");
+    const out = execFileSync(
+      join(root, "bin", "node"),
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import("./src/agents/harness/agent.ts").then((m) => { try { m.harnessAgent("claude-code"); console.log("created"); } catch (e) { console.log(e.message); } });`,
+      ],
+      { env: { ...process.env, RLLM_HARNESS_CLAUDE_CODE: dir }, encoding: "utf8" },
+    );
+    assert.equal(
+      out.trim(),
+      `harness claude-code: the sandbox cannot run node (${join(root, "bin", "node")}), which carries the CLI's gateway calls: ${root} is mode 700, not searchable by others (the sandbox's user); chmod o+x ${root}, or run rllm with a node installed elsewhere (e.g. under /usr)`,
     );
   });
 
@@ -185,6 +280,60 @@ Promise.all([probe(gw + "/v1/models"), probe(up + "/health")]).then((r) =>
       new RegExp(`^http://127\\.0\\.0\\.1:${port}/sessions/\\S+ http \\d{3} unreachable$`),
       "the session's URL answers; the upstream on the host's loopback does not",
     );
+  });
+
+  test("through the tunnel only the session's model API answers: no admin route (the gateway has no admin key)", async () => {
+    const probe = `#!/bin/sh
+exec node -e '
+const base = process.env.ANTHROPIC_BASE_URL, origin = new URL(base).origin;
+const auth = { authorization: "Bearer " + process.env.ANTHROPIC_AUTH_TOKEN };
+const status = (u, init) => fetch(u, init).then((r) => r.status, () => "unreachable");
+Promise.all([
+  status(origin + "/admin/weight-version", { method: "POST", body: JSON.stringify({ weightVersion: 99 }) }),
+  status(origin + "/sessions"),
+  status(base + "/traces"),
+  status(base, { method: "DELETE" }),
+  status(origin + "/health"),
+  status(base + "/v1/models", { headers: auth }),
+]).then((r) => console.log(JSON.stringify({ result: r.join(" ") })));
+'
+`;
+    const ep = await episodeWith(probe);
+    assert.equal(ep.info?.error ?? null, null);
+    assert.equal(ep.info?.answer, "404 404 404 404 404 200");
+    assert.equal(gw.gateway.weightVersion, 0);
+  });
+
+  test("a sandbox opening thousands of tunnel connections holds at most 128 of rllm's descriptors; the session's API answers after", async () => {
+    const flood = `#!/bin/sh
+exec node -e '
+const net = require("node:net");
+const port = Number(new URL(process.env.ANTHROPIC_BASE_URL).port);
+const held = [];
+const open = (n) => n === 0 ? Promise.resolve() : new Promise((done) => {
+  const c = net.connect(port, "127.0.0.1", done);
+  c.on("error", done).on("close", done);
+  held.push(c);
+}).then(() => open(n - 1));
+open(1500)
+  .then(() => new Promise((r) => setTimeout(r, 500)))
+  .then(() => { for (const c of held) c.destroy(); return new Promise((r) => setTimeout(r, 200)); })
+  .then(() => fetch(process.env.ANTHROPIC_BASE_URL + "/v1/models", { headers: { authorization: "Bearer " + process.env.ANTHROPIC_AUTH_TOKEN } }))
+  .then((r) => console.log(JSON.stringify({ result: String(r.status) })), (e) => console.log(JSON.stringify({ result: String(e) })))
+  .then(() => process.exit(0));
+'
+`;
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const baseline = fds();
+    let most = baseline;
+    const watch = setInterval(() => {
+      most = Math.max(most, fds());
+    }, 20);
+    const ep = await episodeWith(flood);
+    clearInterval(watch);
+    assert.equal(ep.info?.error ?? null, null);
+    assert.equal(ep.info?.answer, "200");
+    assert.ok(most - baseline < 200, `rllm held ${most - baseline} more descriptors`);
   });
 
   test("a non-zero exit is the episode's error with the stderr tail", async () => {

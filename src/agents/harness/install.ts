@@ -9,9 +9,17 @@
  * The install dir is, in order: env RLLM_HARNESS_<NAME> (the name upper-cased, `-` → `_`; e.g.
  * RLLM_HARNESS_CLAUDE_CODE=/opt/claude), the `installDir` a caller passes, else
  * $RLLM_HOME/harnesses/<name>. Either way it is an npm prefix: `<dir>/node_modules/<package>` holds
- * the package and `<dir>/<definition.bin>` the executable. The installed version may differ from
- * the pinned one (an explicit dir is the user's choice); it is reported, never silently replaced.
+ * the package and `<dir>/<definition.bin>` the executable. In an explicit dir (env or option) the
+ * installed version may differ from the pinned one (the user's choice; it is reported, never
+ * silently replaced); in the default dir, which only `rllm harness install` fills, another version
+ * is one installed before the pin moved on: an error saying to install again.
  * Installing again over the pinned version is a no-op ("already installed").
+ *
+ * Finished means npm finished: it writes `node_modules/.package-lock.json` (its hidden lockfile)
+ * last, after the packages' install scripts (Claude Code's copies a 370 MB native binary over a
+ * placeholder). An install npm did not finish (killed: no rollback) leaves the package.json and
+ * the bin link but no hidden lockfile listing the package at that version; in the default dir
+ * that is not installed, and `rllm harness install` runs npm again.
  *
  * The sandbox runs the CLI as an unprivileged user that sees the dir at the same path, so every
  * dir above it must be searchable by others (o+x): not so under root's HOME (/root is 0700 on
@@ -92,19 +100,50 @@ export function locateHarness(
           : `${dir} (RLLM_HOME/harnesses/${name})`;
     const missing =
       version === undefined ? `${definition.package} is not installed` : `${bin} is missing`;
+    const pkg = definition.package;
+    const todo =
+      source === "env"
+        ? `point ${harnessEnvKey(name)} at an npm prefix holding ${pkg} (a dir with node_modules/${pkg}), or unset it and run \`rllm harness install ${name}\``
+        : source === "option"
+          ? `pass an installDir holding ${pkg} (an npm prefix), or drop it and run \`rllm harness install ${name}\``
+          : `run \`rllm harness install ${name}\``;
+    throw new HarnessNotInstalledError(`harness ${name}: ${missing} in ${where}; ${todo}`);
+  }
+  if (source === "default" && version !== definition.version) {
     throw new HarnessNotInstalledError(
-      `harness ${name}: ${missing} in ${where}; run \`rllm harness install ${name}\`${source === "default" ? "" : ` with RLLM_HOME set, or point ${harnessEnvKey(name)} at an npm prefix holding ${definition.package}`}`,
+      `harness ${name}: ${definition.package} ${version} is installed in ${dir} (RLLM_HOME/harnesses/${name}), not the pinned ${definition.version}; run \`rllm harness install ${name}\``,
+    );
+  }
+  if (source === "default" && !npmFinished(definition, dir, version)) {
+    throw new HarnessNotInstalledError(
+      `harness ${name}: the install of ${definition.package} in ${dir} (RLLM_HOME/harnesses/${name}) did not finish (npm's node_modules/.package-lock.json does not list it at ${version}); run \`rllm harness install ${name}\``,
     );
   }
   return { definition, installDir: dir, bin, version, source };
 }
 
-/** Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or undefined. */
-export function unreachableReason(dir: string): string | undefined {
+/** Whether npm finished installing `definition`'s package at `version` under `dir` (see the header). */
+function npmFinished(definition: HarnessDefinition, dir: string, version: string): boolean {
+  try {
+    const lock = JSON.parse(readFileSync(join(dir, "node_modules", ".package-lock.json"), "utf8"));
+    return lock?.packages?.[`node_modules/${definition.package}`]?.version === version;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the sandbox's user cannot reach `dir` (a dir above it not searchable by others), or
+ * undefined; `remedy`: the other way out than chmod.
+ */
+export function unreachableReason(
+  dir: string,
+  remedy = "install under another RLLM_HOME (e.g. RLLM_HOME=/opt/rllm rllm harness install …)",
+): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     const mode = statSync(d).mode;
     if ((mode & 0o001) === 0) {
-      return `${d} is mode ${(mode & 0o777).toString(8)}, not searchable by others (the sandbox's user); chmod o+x ${d}, or install under another RLLM_HOME (e.g. RLLM_HOME=/opt/rllm rllm harness install …)`;
+      return `${d} is mode ${(mode & 0o777).toString(8)}, not searchable by others (the sandbox's user); chmod o+x ${d}, or ${remedy}`;
     }
     if (d === dirname(d)) return undefined;
   }
@@ -127,12 +166,18 @@ export async function installHarness(
   options: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; npm?: string } = {},
 ): Promise<InstallResult> {
   const definition = harnessDefinition(name);
-  const { dir } = harnessDir(name, { env: options.env });
+  const { dir, source } = harnessDir(name, { env: options.env });
+  if (source === "env" && existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new Error(
+      `harness ${name}: ${harnessEnvKey(name)}=${dir} is not a directory; point it at an npm prefix (a dir, made if missing) or unset it to install into RLLM_HOME/harnesses/${name}`,
+    );
+  }
   const log = options.log ?? (() => {});
   const spec = `${definition.package}@${definition.version}`;
   if (
     installedVersion(definition, dir) === definition.version &&
-    existsSync(join(dir, definition.bin))
+    existsSync(join(dir, definition.bin)) &&
+    npmFinished(definition, dir, definition.version)
   ) {
     log(`${name}: ${spec} already installed in ${dir}`);
     return { name, installDir: dir, version: definition.version, installed: false };

@@ -3,7 +3,12 @@
  * network namespace (a loopback of its own); the CLI reaches the gateway through two halves:
  *
  *   host:    a Unix socket in a fresh dir (mounted read-only into the sandbox at the same path)
- *            whose every connection is piped to the gateway's TCP address
+ *            serving HTTP: a request for the session's own model API (the gateway's agent and
+ *            Gemini routes under the session's path, which all check the session's token) is
+ *            passed on to the gateway, any other path (admin routes, /health, /sessions, other
+ *            sessions' paths) is answered 404 there — without an admin key (rllm eval's and
+ *            train's in-process gateway) the admin routes need no token, and code in the sandbox
+ *            must not set the weight version, add upstreams or read and delete sessions
  *   sandbox: forward.cjs, the CLI's parent: it listens on 127.0.0.1:<the gateway's port> inside
  *            the sandbox, pipes each connection to that socket, then runs the CLI (stdio
  *            inherited) and exits as it does (its code; its signal re-raised); a CLI that cannot
@@ -19,9 +24,10 @@
  * unprivileged user can connect.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { type ClientRequest, createServer, type OutgoingHttpHeaders, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { AGENT_API, GEMINI_API } from "../../gateway/server.js";
 
 /** The in-sandbox half: argv = [port, socket, ...the CLI's argv]. CommonJS: it runs from any dir. */
 const FORWARDER = `"use strict";
@@ -65,37 +71,78 @@ export interface GatewayTunnel {
   close(): Promise<void>;
 }
 
-/** The gateway's host and port, when a tunnel can carry it (plain http); else undefined. */
-export function tunnelTarget(sessionURL: string): { host: string; port: number } | undefined {
+/** The gateway's host, port and the session's path, when a tunnel can carry it (plain http); else undefined. */
+export function tunnelTarget(
+  sessionURL: string,
+): { host: string; port: number; path: string } | undefined {
   const url = new URL(sessionURL);
   if (url.protocol !== "http:") return undefined;
-  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port || 80) };
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(url.port || 80),
+    path: url.pathname.replace(/\/$/, ""),
+  };
 }
+
+/**
+ * Connections one tunnel holds open at once; more are closed as they come. A CLI keeps a few (its
+ * HTTP client's pool); each costs rllm's process a descriptor (two with a request in flight),
+ * and sandboxed code must not spend them all (every session's gateway calls would fail).
+ */
+const MAX_CONNECTIONS = 128;
+
+/** Headers of one connection, not passed on (the tunnel's connections are its own). */
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "upgrade"];
 
 export async function openGatewayTunnel(target: {
   host: string;
   port: number;
+  /** The session's path (/sessions/<id>): the only prefix passed on. */
+  path: string;
 }): Promise<GatewayTunnel> {
   const dir = mkdtempSync(join(tmpdir(), "rllm-gw-"));
   chmodSync(dir, 0o755);
   const socketPath = join(dir, "gateway.sock");
   writeFileSync(join(dir, "forward.cjs"), FORWARDER, { mode: 0o644 });
   const inside = target.port >= 1024 ? target.port : 18080;
-  const open = new Set<Socket>();
-  const server: Server = createServer((c) => {
-    const u = connect(target.port, target.host);
-    open.add(c).add(u);
-    c.pipe(u);
-    u.pipe(c);
-    const end = () => {
-      c.destroy();
-      u.destroy();
-      open.delete(c);
-      open.delete(u);
-    };
-    c.on("error", end).on("close", end);
-    u.on("error", end).on("close", end);
+  const calls = new Set<ClientRequest>();
+  const server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    const path = url.split("?")[0]!;
+    const route = GEMINI_API.exec(path) ?? AGENT_API.exec(path);
+    if (route?.[1] !== target.path) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          error: {
+            message: `the sandbox reaches only its session's model API (${target.path}/v1/..., ${target.path}/v1beta/models/...), not ${path}`,
+          },
+        }),
+      );
+      return;
+    }
+    const up = request(
+      {
+        host: target.host,
+        port: target.port,
+        method: req.method,
+        path: url,
+        headers: withoutHopByHop(req.headers),
+        agent: false,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.headers));
+        answer.on("error", () => res.destroy());
+        answer.pipe(res);
+      },
+    );
+    calls.add(up);
+    up.on("close", () => calls.delete(up));
+    up.on("error", () => res.destroy());
+    res.on("close", () => up.destroy());
+    req.pipe(up);
   });
+  server.maxConnections = MAX_CONNECTIONS;
   try {
     await new Promise<void>((done, fail) => {
       server.once("error", fail);
@@ -118,9 +165,16 @@ export async function openGatewayTunnel(target: {
       return [node, join(dir, "forward.cjs"), String(inside), socketPath, ...command];
     },
     async close() {
-      for (const s of open) s.destroy();
+      for (const c of calls) c.destroy();
+      server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function withoutHopByHop(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const out = { ...headers };
+  for (const h of HOP_BY_HOP) delete out[h];
+  return out;
 }

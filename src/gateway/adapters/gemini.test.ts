@@ -440,3 +440,25 @@ test("gateway: generateContent and streamGenerateContent?alt=sse by session, key
     await stack.close();
   }
 });
+
+test("gateway: a body nested too deep for the code that walks it is a 400 in Google's shape, not a 500", async () => {
+  const stack = await startStack({ upstreams: [{ respond: () => "Hello there" }] });
+  try {
+    const s = await stack.session();
+    const depth = 20_000;
+    const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const body = `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parametersJsonSchema":${deep}}]}]}`;
+    for (const method of ["generateContent", "streamGenerateContent?alt=sse"]) {
+      const r = await post<{ error: { code: number; message: string; status: string } }>(
+        `${s.url}/v1beta/models/m:${method}`,
+        body,
+        s.token,
+      );
+      assert.equal(r.status, 400, r.text);
+      assert.deepEqual([r.body.error.code, r.body.error.status], [400, "INVALID_ARGUMENT"]);
+      assert.match(r.body.error.message, /nested deeper than 512 levels/);
+    }
+  } finally {
+    await stack.close();
+  }
+});
