@@ -20,6 +20,7 @@ import { z } from "zod";
 import { type GatewayConfig, GatewayConfigSchema, UpstreamConfigSchema } from "../config/index.js";
 import { type ChatRenderer, loadRendererSync } from "../hf/index.js";
 import { Store } from "../store/sqlite.js";
+import { AGENT_API, GEMINI_API } from "../types/index.js";
 import { AgentApi, asHttpError, type Dialect, errorBody } from "./agent-api.js";
 import { badRequestFromIssues, HttpError } from "./errors.js";
 import { bearerToken, readJsonBody, sendJson } from "./http.js";
@@ -42,12 +43,6 @@ export interface GatewayOptions {
   /** A loaded renderer to use instead of loading `config.tokenizer` (tests share one). */
   renderer?: ChatRenderer;
 }
-
-/** The agent API's routes: session prefix, api (the only routes besides Gemini's that take a session's token). */
-export const AGENT_API = /^(.*)\/v1\/(chat\/completions|completions|responses|messages|models)$/;
-/** The Gemini API's generate methods: prefix, model (may hold `/`), method. */
-export const GEMINI_API =
-  /^(.*)\/(?:v1beta|v1)\/models\/(.+):(generateContent|streamGenerateContent)$/;
 
 export class Gateway {
   readonly config: GatewayConfig;

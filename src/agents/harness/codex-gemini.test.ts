@@ -13,11 +13,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { readHarborTask, verifierEvaluator } from "../../benchmarks/harbor.js";
 import { InProcessGateway, runRollouts } from "../../engine/index.js";
-import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../../sandbox/shared.js";
-import type { Sandbox } from "../../sandbox/types.js";
+import { closeSharedSandboxes } from "../../sandbox/shared.js";
+import { reading, WRITE_SCRIPT_FIXTURE } from "../../testing/cli-harness.js";
 import {
   type FakeCompletion,
   type FakeRequestInfo,
@@ -66,23 +65,6 @@ function respond(req: FakeRequestInfo): FakeCompletion | string {
   return FINAL;
 }
 
-/** The shared pool; what `command` prints in each sandbox just before it goes back. */
-function reading(command: string): SandboxSource & { seen: string[] } {
-  const source = {
-    seen: [] as string[],
-    acquire: (spec?: Parameters<SandboxSource["acquire"]>[0]) => sharedSandboxes.acquire(spec),
-    async release(sandbox: Sandbox) {
-      source.seen.push((await sandbox.exec(["sh", "-c", command])).stdout);
-      await sharedSandboxes.release(sandbox);
-    },
-  };
-  return source;
-}
-
-const FIXTURE = fileURLToPath(
-  new URL("../../benchmarks/fixtures/harbor/write-script", import.meta.url),
-);
-
 describe("Codex and Gemini CLI through the gateway's Responses and Gemini dialects", () => {
   let up: FakeUpstream;
   let gw: InProcessGateway;
@@ -104,7 +86,7 @@ describe("Codex and Gemini CLI through the gateway's Responses and Gemini dialec
     test(`${name}: writes the script, runs it, reward 1, every call traced token-exact`, async () => {
       locateHarness(name); // not installed: fails here, naming `rllm harness install NAME`
       const sandboxes = reading("cat /app/count_words.sh; ls -l /app/count_words.sh");
-      const task = readHarborTask(FIXTURE, "harbor", 0);
+      const task = readHarborTask(WRITE_SCRIPT_FIXTURE, "harbor", 0);
       const before = up.requests.length;
       const started = Date.now();
       const r = await runRollouts([task], {

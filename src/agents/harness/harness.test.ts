@@ -9,11 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { readHarborTask, verifierEvaluator } from "../../benchmarks/harbor.js";
 import { InProcessGateway, runRollouts } from "../../engine/index.js";
-import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../../sandbox/shared.js";
-import type { Sandbox } from "../../sandbox/types.js";
+import { closeSharedSandboxes } from "../../sandbox/shared.js";
+import { reading, WRITE_SCRIPT_FIXTURE } from "../../testing/cli-harness.js";
 import {
   type FakeCompletion,
   type FakeRequestInfo,
@@ -82,23 +81,6 @@ function respond(req: FakeRequestInfo): FakeCompletion | string {
   return FINAL;
 }
 
-/** The shared pool; what `command` prints in each sandbox just before it goes back. */
-function reading(command: string): SandboxSource & { seen: string[] } {
-  const source = {
-    seen: [] as string[],
-    acquire: (spec?: Parameters<SandboxSource["acquire"]>[0]) => sharedSandboxes.acquire(spec),
-    async release(sandbox: Sandbox) {
-      source.seen.push((await sandbox.exec(["sh", "-c", command])).stdout);
-      await sharedSandboxes.release(sandbox);
-    },
-  };
-  return source;
-}
-
-const FIXTURE = fileURLToPath(
-  new URL("../../benchmarks/fixtures/harbor/write-script", import.meta.url),
-);
-
 describe("CLI harnesses against the gateway and a scripted model", () => {
   let up: FakeUpstream;
   let gw: InProcessGateway;
@@ -120,7 +102,7 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
     test(`${name}: writes the file, runs the command, every call traced with token ids`, async () => {
       locateHarness(name); // not installed: fails here, naming `rllm harness install NAME`
       const sandboxes = reading("cat /app/count_words.sh; ls -l /app/count_words.sh");
-      const task = readHarborTask(FIXTURE, "harbor", 0);
+      const task = readHarborTask(WRITE_SCRIPT_FIXTURE, "harbor", 0);
       const before = up.requests.length;
       const r = await runRollouts([task], {
         gateway: gw,
@@ -194,7 +176,7 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
           error: { message: "prompt refused by the test", type: "BadRequestError", code: 400 },
         },
       });
-    const r = await runRollouts([readHarborTask(FIXTURE, "harbor", 0)], {
+    const r = await runRollouts([readHarborTask(WRITE_SCRIPT_FIXTURE, "harbor", 0)], {
       gateway: gw,
       rollout: harnessAgent("claude-code", { timeoutS: 240 }),
       evaluator: verifierEvaluator(),
@@ -220,7 +202,10 @@ describe("CLI harnesses against the gateway and a scripted model", () => {
 
   test("claude-code: concurrent episodes each in a sandbox and tunnel of their own", async () => {
     const sandboxes = reading("cat /app/count_words.sh");
-    const tasks = [0, 1, 2].map((i) => ({ ...readHarborTask(FIXTURE, "harbor", i), id: `c${i}` }));
+    const tasks = [0, 1, 2].map((i) => ({
+      ...readHarborTask(WRITE_SCRIPT_FIXTURE, "harbor", i),
+      id: `c${i}`,
+    }));
     const r = await runRollouts(tasks, {
       gateway: gw,
       rollout: harnessAgent("claude-code", { sandboxes, timeoutS: 240 }),

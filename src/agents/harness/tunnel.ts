@@ -27,7 +27,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type ClientRequest, createServer, type OutgoingHttpHeaders, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AGENT_API, GEMINI_API } from "../../gateway/server.js";
+import { AGENT_API, GEMINI_API } from "../../types/index.js";
 
 /** The in-sandbox half: argv = [port, socket, ...the CLI's argv]. CommonJS: it runs from any dir. */
 const FORWARDER = `"use strict";
