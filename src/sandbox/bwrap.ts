@@ -33,19 +33,18 @@ import {
   copyFileSync,
   existsSync,
   lstatSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readlinkSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INIT_SOURCE } from "./bwrap-init.js";
 import { BwrapSession, type InitChannel, InitChannelImpl } from "./bwrap-session.js";
 import { CgroupParent, type SandboxCgroup } from "./cgroup.js";
 import { BWRAP_CAPABILITIES, type BwrapSandboxConfig } from "./config.js";
+import { ownedTempDir, sweepOwnedTempDirs } from "./owned-dirs.js";
 import { seccompFilter } from "./seccomp.js";
 import { checkLinks, resolveSpec, workPath } from "./spec.js";
 import {
@@ -145,7 +144,7 @@ export class BwrapBackend implements SandboxBackend {
       }
     }
     const runAs = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
-    sweepSupportDirs();
+    sweepOwnedTempDirs(SUPPORT_PREFIX); // of rllm processes that died without closing their backend
     const supportDir = writeSupportDir();
     const backend = new BwrapBackend(config, prlimit, cgroups, supportDir, runAs);
     // One sandbox now, so that a host without user namespaces fails here with bwrap's reason.
@@ -396,7 +395,7 @@ function baseEnv(): Record<string, string> {
  * its descriptors.
  */
 function writeSupportDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), `${SUPPORT_PREFIX}${process.pid}-`));
+  const dir = ownedTempDir(SUPPORT_PREFIX);
   chmodSync(dir, 0o755);
   copyFileSync(process.execPath, join(dir, "node"));
   chmodSync(join(dir, "node"), 0o111);
@@ -410,14 +409,4 @@ function writeSupportDir(): string {
   for (const [name, text] of Object.entries(files))
     writeFileSync(join(dir, name), text, { mode: 0o644 });
   return dir;
-}
-
-/** Remove the support dirs of rllm processes that died without closing their backend. */
-function sweepSupportDirs(): void {
-  for (const name of readdirSync(tmpdir())) {
-    const owner = new RegExp(`^${SUPPORT_PREFIX}(\\d+)-`).exec(name)?.[1];
-    if (owner !== undefined && !existsSync(`/proc/${owner}`)) {
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
-    }
-  }
 }

@@ -23,10 +23,10 @@
  * writes there only to files, dirs and links); it is mode 0777 in a 0755 dir, so the sandbox's
  * unprivileged user can connect.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { type ClientRequest, createServer, type OutgoingHttpHeaders, request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ownedTempDir, sweepOwnedTempDirs } from "../../sandbox/owned-dirs.js";
 import { AGENT_API, GEMINI_API } from "../../types/index.js";
 
 /** The in-sandbox half: argv = [port, socket, ...the CLI's argv]. CommonJS: it runs from any dir. */
@@ -93,6 +93,8 @@ const MAX_CONNECTIONS = 128;
 
 /** Headers of one connection, not passed on (the tunnel's connections are its own). */
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "upgrade"];
+/** The tunnel's dir in the system's tmp dir: `rllm-gw-<pid>-XXXXXX` (sandbox/owned-dirs.ts). */
+const TUNNEL_PREFIX = "rllm-gw-";
 
 export async function openGatewayTunnel(target: {
   host: string;
@@ -100,7 +102,8 @@ export async function openGatewayTunnel(target: {
   /** The session's path (/sessions/<id>): the only prefix passed on. */
   path: string;
 }): Promise<GatewayTunnel> {
-  const dir = mkdtempSync(join(tmpdir(), "rllm-gw-"));
+  sweepOwnedTempDirs(TUNNEL_PREFIX); // of rllm processes that died with a tunnel open
+  const dir = ownedTempDir(TUNNEL_PREFIX);
   chmodSync(dir, 0o755);
   const socketPath = join(dir, "gateway.sock");
   writeFileSync(join(dir, "forward.cjs"), FORWARDER, { mode: 0o644 });
