@@ -20,7 +20,7 @@ import { Agent, request } from "undici";
 import { InProcessGateway, runRollouts } from "../src/engine/index.js";
 import { chatAgent } from "../src/sdk/index.js";
 import type { Task } from "../src/types/index.js";
-import { canPin, freePort, spawnServer } from "./lib/procs.js";
+import { canPin, freePort, memoryPeaks, spawnServer } from "./lib/procs.js";
 import { markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -147,13 +147,7 @@ async function capacity() {
     healthCheckIntervalMs: 0,
     upstreamTimeoutMs: 120_000,
   });
-  let peakRss = 0;
-  let peakHeap = 0;
-  const timer = setInterval(() => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, 50);
+  const memory = memoryPeaks();
   try {
     const before = process.memoryUsage().rss;
     const r = await runRollouts(tasks(SESSIONS), {
@@ -173,13 +167,12 @@ async function capacity() {
       completed: r.metrics.completed,
       errors,
       before,
-      peakRss,
-      peakHeap,
+      ...memory.stop(),
       inFlightPeak,
       sample: r.episodes.find((e) => e.error)?.error,
     };
   } finally {
-    clearInterval(timer);
+    memory.stop();
     await gw.close();
     await up.stop();
   }

@@ -40,7 +40,7 @@ import {
 } from "../src/sandbox/shared.js";
 import type { ExecResult, Sandbox } from "../src/sandbox/types.js";
 import type { Episode, Task } from "../src/types/index.js";
-import { canPin, freePort, spawnServer, systemCpuMs } from "./lib/procs.js";
+import { canPin, freePort, memoryPeaks, spawnServer, systemCpuMs } from "./lib/procs.js";
 import { markdownTable } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -237,13 +237,7 @@ async function capacity() {
     healthCheckIntervalMs: 0,
     upstreamTimeoutMs: 120_000,
   });
-  let peakRss = 0;
-  let peakHeap = 0;
-  const timer = setInterval(() => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, 50);
+  const memory = memoryPeaks();
   try {
     const before = process.memoryUsage().rss;
     const r = await runRollouts(tasks(SESSIONS, "cap-"), {
@@ -267,11 +261,10 @@ async function capacity() {
       /** The least wall time: every session's turns one after the other at the upstream's latency. */
       floorS: (TURNS * LATENCY) / 1000,
       rssBefore: before,
-      peakRss,
-      peakHeap,
+      ...memory.stop(),
     };
   } finally {
-    clearInterval(timer);
+    memory.stop();
     await gw.close();
     await up.stop();
   }

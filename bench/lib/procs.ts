@@ -177,3 +177,23 @@ export function tcpCounters(): { listenOverflows: number; synRetrans: number } {
   }
   return { listenOverflows: Number.NaN, synRetrans: Number.NaN };
 }
+
+/** Samples this process's memory every `ms` until `stop()`, which returns the peaks seen. */
+export function memoryPeaks(ms = 50): { stop(): { peakRss: number; peakHeap: number } } {
+  let peakRss = 0;
+  let peakHeap = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  };
+  sample();
+  const timer = setInterval(sample, ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { peakRss, peakHeap };
+    },
+  };
+}

@@ -15,14 +15,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { InProcessGateway, runRollouts } from "../engine/index.js";
-import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
-import {
-  type FakeCompletion,
-  type FakeRequestInfo,
-  type FakeUpstream,
-  startFakeUpstream,
-} from "../testing/fake-upstream.js";
+import { type InProcessGateway, runRollouts } from "../engine/index.js";
+import { counting, startAgentStack, stopAgentStack } from "../testing/agent-stack.js";
+import type { FakeCompletion, FakeRequestInfo, FakeUpstream } from "../testing/fake-upstream.js";
 import {
   type McpHttpServer,
   startMcpHttpServer,
@@ -53,24 +48,6 @@ const call = (id: string, name: string, args: unknown = {}): Task => ({
 
 const counters = (ep: Episode) => ep.info!.toolAgent as Record<string, number | string>;
 
-/** The shared pool, counting what is acquired and released. */
-function counting(): SandboxSource & { acquired: number; released: number } {
-  const source = {
-    acquired: 0,
-    released: 0,
-    async acquire() {
-      const s = await sharedSandboxes.acquire();
-      source.acquired++;
-      return s;
-    },
-    async release(s: Parameters<SandboxSource["release"]>[0]) {
-      source.released++;
-      await sharedSandboxes.release(s);
-    },
-  };
-  return source;
-}
-
 const calc = (extra: Partial<McpServerOptions> = {}, also: string[] = []): McpServerOptions => ({
   name: "calc",
   ...stdioServerCommand(also),
@@ -84,20 +61,13 @@ describe("MCP tools in the tool agent", () => {
   let http: McpHttpServer;
   const agents: ToolAgent[] = [];
   before(async () => {
-    up = await startFakeUpstream({ kind: "vllm", respond });
-    gw = await InProcessGateway.start({
-      upstreams: [{ url: up.url, kind: "vllm" }],
-      healthCheckIntervalMs: 0,
-      connectRetries: 0,
-    });
+    ({ up, gw } = await startAgentStack(respond));
     http = await startMcpHttpServer({ token: "s3cret" });
   });
   after(async () => {
     await Promise.all(agents.map((a) => a.close()));
     await http.close();
-    await gw.close();
-    await up.close();
-    await closeSharedSandboxes();
+    await stopAgentStack({ up, gw });
   });
 
   function agent(mcpServers: McpServerOptions[], sandboxes = counting()) {

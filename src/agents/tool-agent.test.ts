@@ -10,16 +10,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { broadcastAdvantage, buildDatums } from "../algorithms/datums.js";
-import { InProcessGateway, runRollouts } from "../engine/index.js";
-import { closeSharedSandboxes, type SandboxSource, sharedSandboxes } from "../sandbox/shared.js";
+import { type InProcessGateway, runRollouts } from "../engine/index.js";
+import type { SandboxSource } from "../sandbox/shared.js";
 import { SandboxError } from "../sandbox/types.js";
 import { evaluator, finalResponse } from "../sdk/index.js";
-import {
-  type FakeCompletion,
-  type FakeRequestInfo,
-  type FakeUpstream,
-  startFakeUpstream,
-} from "../testing/fake-upstream.js";
+import { counting, startAgentStack, stopAgentStack } from "../testing/agent-stack.js";
+import type { FakeCompletion, FakeRequestInfo, FakeUpstream } from "../testing/fake-upstream.js";
 import type { ChatMessage, Episode, Task } from "../types/index.js";
 import { type ToolAgentOptions, toolAgent } from "./tool-agent.js";
 import { clip, runToolCall, type ToolContext } from "./tools.js";
@@ -82,40 +78,11 @@ const counters = (ep: Episode) => ep.info!.toolAgent as Record<string, unknown>;
 
 const exact = evaluator<Episode>((t, ep) => finalResponse(ep) === t.data.answer);
 
-/** The shared pool, counting what is acquired and released. */
-function counting(): SandboxSource & { acquired: number; released: number } {
-  const source = {
-    acquired: 0,
-    released: 0,
-    async acquire() {
-      const s = await sharedSandboxes.acquire();
-      source.acquired++;
-      return s;
-    },
-    async release(s: Parameters<SandboxSource["release"]>[0]) {
-      source.released++;
-      await sharedSandboxes.release(s);
-    },
-  };
-  return source;
-}
-
 describe("the tool agent", () => {
   let up: FakeUpstream;
   let gw: InProcessGateway;
-  before(async () => {
-    up = await startFakeUpstream({ kind: "vllm", respond });
-    gw = await InProcessGateway.start({
-      upstreams: [{ url: up.url, kind: "vllm" }],
-      healthCheckIntervalMs: 0,
-      connectRetries: 0,
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await up.close();
-    await closeSharedSandboxes();
-  });
+  before(async () => ({ up, gw } = await startAgentStack(respond)));
+  after(() => stopAgentStack({ up, gw }));
 
   async function run(tasks: Task[], options: ToolAgentOptions) {
     const sandboxes = counting();

@@ -10,15 +10,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { readHarborTask, verifierEvaluator } from "../../benchmarks/harbor.js";
-import { InProcessGateway, runRollouts } from "../../engine/index.js";
-import { closeSharedSandboxes } from "../../sandbox/shared.js";
-import { reading, WRITE_SCRIPT_FIXTURE } from "../../testing/cli-harness.js";
+import { type InProcessGateway, runRollouts } from "../../engine/index.js";
 import {
-  type FakeCompletion,
-  type FakeRequestInfo,
-  type FakeUpstream,
-  startFakeUpstream,
-} from "../../testing/fake-upstream.js";
+  reading,
+  startAgentStack,
+  stopAgentStack,
+  WRITE_SCRIPT_FIXTURE,
+} from "../../testing/agent-stack.js";
+import type { FakeCompletion, FakeRequestInfo, FakeUpstream } from "../../testing/fake-upstream.js";
 import { harnessAgent } from "./agent.js";
 import { locateHarness } from "./install.js";
 import { harnessDefinition } from "./registry.js";
@@ -84,19 +83,8 @@ function respond(req: FakeRequestInfo): FakeCompletion | string {
 describe("CLI harnesses against the gateway and a scripted model", () => {
   let up: FakeUpstream;
   let gw: InProcessGateway;
-  before(async () => {
-    up = await startFakeUpstream({ kind: "vllm", respond });
-    gw = await InProcessGateway.start({
-      upstreams: [{ url: up.url, kind: "vllm" }],
-      healthCheckIntervalMs: 0,
-      connectRetries: 0,
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await up.close();
-    await closeSharedSandboxes();
-  });
+  before(async () => ({ up, gw } = await startAgentStack(respond)));
+  after(() => stopAgentStack({ up, gw }));
 
   for (const name of Object.keys(TOOLS)) {
     test(`${name}: writes the file, runs the command, every call traced with token ids`, async () => {
