@@ -35,13 +35,12 @@ import {
 } from "../engine/index.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
 import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
-import { loadEvaluator, loadRollout, processRollout } from "../sdk/index.js";
+import { loadEvaluator } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
-import { benchmarkRollout } from "./default-agent.js";
+import { agentKey, agentLabel, checkAgentChoice, chooseRollout } from "./agent-choice.js";
 import { EVAL_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
-import { harnessRollout } from "./harness.js";
 import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
@@ -151,9 +150,8 @@ async function serveTorchModel(section: TorchSection): Promise<ServedCheckpoint 
 export async function runEvalCommand(benchmarkName: string, config: RllmConfig): Promise<number> {
   const entry = getBenchmark(benchmarkName);
   const ev = config.eval;
-  const agentCmd = ev.agentCmd;
-  if ([ev.agent, agentCmd, ev.harness].filter(Boolean).length > 1)
-    throw new ConfigError("--agent, --agent-cmd and --harness exclude each other; pass one");
+  const _agentCmd = ev.agentCmd;
+  checkAgentChoice(ev, ["--agent", "--agent-cmd", "--harness"]);
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
   const log = createLog();
   // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
@@ -161,7 +159,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
   const recipe = recipeFor({
     benchmark: entry.name,
     backend: serving,
-    agent: ev.agent ?? agentCmd ?? (ev.harness ? `harness:${ev.harness}` : undefined),
+    agent: agentKey(ev),
     dataDir: ev.dataDir,
     model:
       serving && "model" in config.backend && typeof config.backend.model === "string"
@@ -213,13 +211,12 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
         });
     if (tasks.length === 0) throw new ConfigError(`no tasks selected from ${entry.name}/${split}`);
 
-    const rollout = ev.agent
-      ? await loadRollout(ev.agent)
-      : agentCmd
-        ? processRollout({ command: agentCmd, shell: true, name: "agent-cmd" })
-        : ev.harness
-          ? harnessRollout(ev.harness, config.engine.timeoutSeconds)
-          : (recipe?.agent() ?? benchmarkRollout(entry));
+    const rollout = await chooseRollout(
+      ev,
+      entry,
+      recipe && (() => recipe.agent()),
+      config.engine.timeoutSeconds,
+    );
     const samplingParams = { ...recipe?.samplingDefaults, ...ev.samplingParams };
     if (ev.seed !== undefined && samplingParams.seed !== undefined)
       throw new ConfigError(
@@ -283,13 +280,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       infraRetries: config.engine.infraRetries,
       samplingParams,
       seed: ev.seed ?? null,
-      agent:
-        ev.agent ??
-        (agentCmd
-          ? `cmd:${agentCmd}`
-          : ev.harness
-            ? `harness:${ev.harness}`
-            : `default:${rollout.name}`),
+      agent: agentLabel(ev, rollout),
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
       checkpoint: served?.dir ?? null,

@@ -19,15 +19,14 @@ import {
 import { inProcessGatewayConfig } from "../engine/gateway.js";
 import { type Recipe, recipeFor } from "../recipes/index.js";
 import { closeSharedSandboxes, configureSandboxes } from "../sandbox/shared.js";
-import { type Evaluator, loadEvaluator, loadRollout, type Rollout } from "../sdk/index.js";
+import { type Evaluator, loadEvaluator, type Rollout } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import { readLatest, STEP_BACKEND_DIR } from "../trainer/state.js";
 import { AgentTrainer, type TrainResult } from "../trainer/trainer.js";
 import type { Episode, Task } from "../types/index.js";
-import { benchmarkRollout } from "./default-agent.js";
+import { agentKey, checkAgentChoice, chooseRollout } from "./agent-choice.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer } from "./flags.js";
-import { harnessRollout } from "./harness.js";
 import { createLog } from "./log.js";
 import { defaultRunDir } from "./run-dir.js";
 
@@ -65,7 +64,7 @@ function trainRecipe(benchmark: string, config: RllmConfig): Recipe | undefined 
   return recipeFor({
     benchmark: getBenchmark(benchmark).name,
     backend: config.backend.name,
-    agent: tc.agent ?? (tc.harness ? `harness:${tc.harness}` : undefined),
+    agent: agentKey(tc),
     dataDir: tc.dataDir,
     model:
       "model" in config.backend && typeof config.backend.model === "string"
@@ -140,8 +139,7 @@ export async function runTrainCommand(
 ): Promise<TrainResult> {
   const entry = getBenchmark(benchmarkName);
   const tc = config.trainer;
-  if (tc.agent && tc.harness)
-    throw new ConfigError("--agent and --harness exclude each other; pass one");
+  checkAgentChoice(tc, ["--agent", "--harness"]);
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const gateway = inProcessGatewayConfig(config, "rllm train");
@@ -149,11 +147,12 @@ export async function runTrainCommand(
   const output = resolve(tc.output ?? defaultRunDir("train", entry.name));
 
   const { train, val } = await trainTasks(entry, tc, recipe);
-  const rollout: Rollout = tc.agent
-    ? await loadRollout(tc.agent)
-    : tc.harness
-      ? harnessRollout(tc.harness, config.engine.timeoutSeconds)
-      : (recipe?.agent() ?? benchmarkRollout(entry));
+  const rollout: Rollout = await chooseRollout(
+    tc,
+    entry,
+    recipe && (() => recipe.agent()),
+    config.engine.timeoutSeconds,
+  );
   const evaluator: Evaluator<Episode> = tc.evaluator
     ? await loadEvaluator<Episode>(tc.evaluator)
     : defaultEvaluator(entry);
