@@ -90,6 +90,23 @@ export class VerifierError extends Error {
 /** Characters of test.sh's output a VerifierResult keeps. */
 export const VERIFIER_OUTPUT_CHARS = 8000;
 
+/** What an agent puts in its episode's info after verifying: the result, or the error as text. */
+export type Verified = { verifier: VerifierResult } | { verifierError: string };
+
+/**
+ * Runs the environment's verifier for an agent that has finished: its result, or its failure as
+ * `verifierError` (which the verifier evaluator reports); an abort of `signal` is thrown.
+ */
+export async function runVerifier(env: TaskEnvironment, signal: AbortSignal): Promise<Verified> {
+  if (!env.verify) throw new Error("this task environment has no verifier");
+  try {
+    return { verifier: await env.verify(signal) };
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { verifierError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 /** What openTaskEnvironment reads of a plain task. */
 const PlainDataSchema = z.looseObject({
   instruction: z.string().optional(),

@@ -57,7 +57,12 @@ import {
   rollout,
 } from "../sdk/index.js";
 import type { ChatMessage, StepInput, Task, TerminationReason, ToolCall } from "../types/index.js";
-import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "./environment.js";
+import {
+  openTaskEnvironment,
+  runVerifier,
+  type TaskEnvironment,
+  type Verified,
+} from "./environment.js";
 import { McpServers, McpServersSchema } from "./mcp.js";
 import { builtinToolbox, type Toolbox, type ToolContext } from "./tools.js";
 
@@ -154,7 +159,7 @@ async function episode(
   const signal = AbortSignal.any([config.signal, deadline.signal]);
   let env: TaskEnvironment | undefined;
   let ending: Ending;
-  let verified: { verifier: VerifierResult } | { verifierError: string } | undefined;
+  let verified: Verified | undefined;
   try {
     try {
       const tools = mcp ? await mcp.toolbox(signal) : builtinToolbox;
@@ -180,7 +185,7 @@ async function episode(
     }
     // The verifier runs after every ending the agent itself reached (a limit included), as
     // Harbor's does; the engine's own abort (thrown above) skips it.
-    if (env?.verify) verified = await runVerifier(env, config.signal, counters);
+    if (env?.verify) verified = await timed(counters, () => runVerifier(env!, config.signal));
   } finally {
     await env?.release();
   }
@@ -200,20 +205,6 @@ async function episode(
       },
     },
   };
-}
-
-/** The verifier's result, or its error as text (the harbor evaluator reports it). */
-async function runVerifier(
-  env: TaskEnvironment,
-  signal: AbortSignal,
-  counters: Counters,
-): Promise<{ verifier: VerifierResult } | { verifierError: string }> {
-  try {
-    return { verifier: await timed(counters, () => env.verify!(signal)) };
-  } catch (err) {
-    if (signal.aborted) throw err;
-    return { verifierError: err instanceof Error ? err.message : String(err) };
-  }
 }
 
 /** How a throw ends the episode; what the engine must see (its abort, a 5xx) is thrown again. */

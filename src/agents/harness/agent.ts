@@ -46,7 +46,12 @@ import { sharedSandboxes } from "../../sandbox/shared.js";
 import type { ExecResult, SandboxLimits, SandboxSpec } from "../../sandbox/types.js";
 import { type Rollout, type RolloutConfig, rollout } from "../../sdk/index.js";
 import type { Task, TerminationReason } from "../../types/index.js";
-import { openTaskEnvironment, type TaskEnvironment, type VerifierResult } from "../environment.js";
+import {
+  openTaskEnvironment,
+  runVerifier,
+  type TaskEnvironment,
+  type Verified,
+} from "../environment.js";
 import { clip } from "../tools.js";
 import {
   HarnessNotInstalledError,
@@ -176,7 +181,7 @@ async function inEnvironment(
   const name = located.definition.name;
   let run: ExecResult | undefined;
   let ending: Ending;
-  let verified: { verifier: VerifierResult } | { verifierError: string } | undefined;
+  let verified: Verified | undefined;
   try {
     const ctx: HarnessContext = {
       sessionURL: tunnel ? tunnel.url(config.sessionURL) : config.sessionURL,
@@ -201,7 +206,7 @@ async function inEnvironment(
     if (config.signal.aborted) throw config.signal.reason;
     const said = located.definition.finalMessage?.(run.stdout);
     ending = runFailure(name, run, timeoutS, said) ?? { reason: "env_done" };
-    if (env.verify) verified = await verify(env, config.signal);
+    if (env.verify) verified = await runVerifier(env, config.signal);
   } finally {
     await env.release();
   }
@@ -221,19 +226,6 @@ async function inEnvironment(
 /** The CLI's time: timeoutS, or the task's own agent time (Harbor's [agent].timeout_sec) when shorter. */
 export function runTimeout(env: Pick<TaskEnvironment, "timeoutSec">, timeoutS: number): number {
   return env.timeoutSec !== undefined ? Math.min(env.timeoutSec, timeoutS) : timeoutS;
-}
-
-/** The verifier's result, or its error as text (the harbor evaluator reports it). */
-async function verify(
-  env: TaskEnvironment,
-  signal: AbortSignal,
-): Promise<{ verifier: VerifierResult } | { verifierError: string }> {
-  try {
-    return { verifier: await env.verify!(signal) };
-  } catch (err) {
-    if (signal.aborted) throw err;
-    return { verifierError: err instanceof Error ? err.message : String(err) };
-  }
 }
 
 /** argv run in `cwd` (an absolute path, which exec's relative cwd cannot name). */
