@@ -285,7 +285,7 @@ async function locateSplit(
 }
 
 /** The Hub cache folder of a benchmark's splits (hub.ts's layout); undefined for a generated one. */
-export function benchmarkCacheDir(entry: BenchmarkEntry, cacheDir?: string): string | undefined {
+function benchmarkCacheDir(entry: BenchmarkEntry, cacheDir?: string): string | undefined {
   const { hfDataset, config, allConfigs } = entry.source;
   if (!hfDataset) return undefined;
   return hubCacheDir(hfDataset, allConfigs ? ALL_CONFIGS : config, cacheDir);
