@@ -13,6 +13,7 @@ import { after, before, test } from "node:test";
 import { renderSft } from "../backends/local/chat-format.js";
 import { loadBenchmark } from "../benchmarks/index.js";
 import { loadConfig } from "../config/index.js";
+import { Store } from "../store/sqlite.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import { loadSftFile } from "../trainer/sft.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
@@ -199,6 +200,24 @@ test("dataset from-eval: an eval run's correct episodes become SFT rows rllm sft
   } finally {
     await up.close();
   }
+  // Give the first episode's call the tools a tool agent would have offered: a traced request's.
+  const bash = { type: "function", function: { name: "bash", parameters: { type: "object" } } };
+  const episodePath = join(output, "episodes", "00000_0.json");
+  const first = JSON.parse(readFileSync(episodePath, "utf8")) as {
+    trajectories: { steps: { traceId: string }[] }[];
+  };
+  const step = first.trajectories[0]!.steps[0]!;
+  const store = new Store({ path: join(output, "traces.db"), checkpoints: "sqlite" });
+  const { trace } = store.getTrace(step.traceId)!;
+  await store.insertTrace({
+    ...trace,
+    id: "with-tools",
+    request: { ...trace.request, tools: [bash] },
+  });
+  store.close();
+  step.traceId = "with-tools";
+  writeFileSync(episodePath, JSON.stringify(first));
+
   const file = join(output, "good.jsonl");
   const r = await rllm(["dataset", "from-eval", output, "--output", file], { RLLM_HOME: home });
   assert.equal(r.code, 0, r.stderr);
@@ -216,6 +235,8 @@ test("dataset from-eval: an eval run's correct episodes become SFT rows rllm sft
   );
   assert.match(rows[0]!.messages[1]!.content, /Which of these numbers is the largest\?/);
   assert.equal(rows[0]!.messages[2]!.content, "Thinking.\nAnswer: J");
+  assert.deepEqual((rows[0] as { tools?: unknown }).tools, [bash]);
+  assert.equal((rows[1] as { tools?: unknown }).tools, undefined, "a call offered no tools");
   // rllm sft's reader accepts every row (the local backend's chat format).
   const examples = loadSftFile(file, {
     render: (m, tools) => renderSft(m, { tools }),

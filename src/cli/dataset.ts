@@ -6,7 +6,7 @@
  *   from-eval RUN           an eval run's good episodes as SFT rows for `rllm sft` (engine/curate.ts)
  * `rllm eval --list` prints the same table as `list` (catalogTable).
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import {
@@ -23,7 +23,8 @@ import {
 } from "../benchmarks/index.js";
 import { ConfigError } from "../config/index.js";
 import { episodeSftRows, parseFilter } from "../engine/curate.js";
-import { type Episode, EpisodeSchema } from "../types/index.js";
+import { Store } from "../store/sqlite.js";
+import { type Episode, EpisodeSchema, type Tool, ToolSchema } from "../types/index.js";
 
 /** Where a row's data comes from, in one cell. */
 function sourceCell(entry: BenchmarkEntry): string {
@@ -195,11 +196,35 @@ function readEpisodes(run: string): Episode[] {
   });
 }
 
+/**
+ * The tools each traced call offered the model, from the run's traces.db (the gateway's record of
+ * the request); nothing when the run has no traces.db.
+ */
+function withTraceTools<T>(
+  run: string,
+  use: (toolsOf: (traceId: string) => Tool[] | undefined) => T,
+): T {
+  const path = join(run, "traces.db");
+  if (!existsSync(path)) return use(() => undefined);
+  const store = new Store({ path, checkpoints: "sqlite" });
+  try {
+    return use((traceId) => {
+      const tools = store.getTrace(traceId)?.trace.request.tools;
+      const parsed = ToolSchema.array().safeParse(tools);
+      return parsed.success ? parsed.data : undefined;
+    });
+  } finally {
+    store.close();
+  }
+}
+
 function fromEval(run: string, flags: { filter: string; output: string }) {
   const keep = parseFilter(flags.filter);
   const episodes = readEpisodes(resolve(run));
   const kept = episodes.filter(keep);
-  const rows = kept.flatMap(episodeSftRows);
+  const rows = withTraceTools(resolve(run), (toolsOf) =>
+    kept.flatMap((episode) => episodeSftRows(episode, toolsOf)),
+  );
   if (rows.length === 0)
     throw new Error(
       `no SFT rows: ${kept.length} of ${episodes.length} episodes pass --filter "${flags.filter}"${kept.length > 0 ? ", and none has a final response" : ""}`,

@@ -110,6 +110,7 @@ test("an episode's SFT rows: the prompt as sent, then the final answer; tool tur
             response: { content: "", toolCalls: [call] },
           },
           {
+            traceId: "tr-2",
             messages: [
               { role: "user", content: "Q" },
               { role: "assistant", content: "", tool_calls: [call] },
@@ -125,14 +126,20 @@ test("an episode's SFT rows: the prompt as sent, then the final answer; tool tur
       { steps: [{ messages: [], response: { content: "x" } }] },
     ],
   });
-  assert.deepEqual(episodeSftRows(multi), [
-    {
-      messages: [
-        { role: "user", content: "Q" },
-        { role: "assistant", content: "", tool_calls: [call] },
-        { role: "tool", tool_call_id: "c1", content: "out" },
-        { role: "assistant", content: "done" },
-      ],
-    },
-  ]);
+  const messages = [
+    { role: "user", content: "Q" },
+    { role: "assistant", content: "", tool_calls: [call] },
+    { role: "tool", tool_call_id: "c1", content: "out" },
+    { role: "assistant", content: "done" },
+  ];
+  assert.deepEqual(episodeSftRows(multi), [{ messages }]);
+  // The tools the last call offered come with the row, looked up by its trace id.
+  const bash = { type: "function" as const, function: { name: "bash", parameters: {} } };
+  const asked: string[] = [];
+  const toolsOf = (id: string) => {
+    asked.push(id);
+    return id === "tr-2" ? [bash] : undefined;
+  };
+  assert.deepEqual(episodeSftRows(multi, toolsOf), [{ messages, tools: [bash] }]);
+  assert.deepEqual(asked, ["tr-2"]);
 });

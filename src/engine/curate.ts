@@ -25,7 +25,7 @@
  * without a step, whose last step's messages hold no prompt, or whose final response is empty,
  * gives no row.
  */
-import type { ChatMessage, Episode } from "../types/index.js";
+import type { ChatMessage, Episode, Tool } from "../types/index.js";
 
 type Value = number | string | boolean | null;
 
@@ -220,13 +220,21 @@ function evaluate(node: Node, episode: Episode): Value {
   }
 }
 
-/** One SFT row (trainer/sft.ts reads `{messages}`). */
+/** One SFT row (trainer/sft.ts reads `{messages, tools?}`). */
 export interface SftRow {
   messages: ChatMessage[];
+  tools?: Tool[];
 }
 
-/** The SFT rows of an episode: one per trajectory with a final response (module comment). */
-export function episodeSftRows(episode: Episode): SftRow[] {
+/**
+ * The SFT rows of an episode: one per trajectory with a final response (module comment).
+ * `toolsOf(traceId)`: the tools the last call offered the model (the gateway's trace of it), kept
+ * with the row so that it is rendered as the model saw it.
+ */
+export function episodeSftRows(
+  episode: Episode,
+  toolsOf?: (traceId: string) => Tool[] | undefined,
+): SftRow[] {
   const rows: SftRow[] = [];
   for (const trajectory of episode.trajectories) {
     const last = trajectory.steps.at(-1);
@@ -237,7 +245,9 @@ export function episodeSftRows(episode: Episode): SftRow[] {
     if (text.trim() === "" && calls.length === 0) continue;
     const answer: ChatMessage = { role: "assistant", content: text };
     if (calls.length > 0) answer.tool_calls = calls;
-    rows.push({ messages: [...(last.messages as ChatMessage[]), answer] });
+    const tools = last.traceId !== undefined ? toolsOf?.(last.traceId) : undefined;
+    const messages = [...(last.messages as ChatMessage[]), answer];
+    rows.push(tools && tools.length > 0 ? { messages, tools } : { messages });
   }
   return rows;
 }
