@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -156,6 +156,35 @@ test("ceval: a Chinese answer line grades; longbench_v2 puts the document before
   assert.ok(prompt.startsWith("Context:\nChapter 1."), prompt);
   assert.ok(prompt.indexOf("blue teapot") < prompt.indexOf("Question: Where"));
   assert.equal(doc!.data.question, "Where does the narrator keep the key?");
+});
+
+test("an all-configs split given as one file, or as a folder of JSONL per config, loads too", async () => {
+  const dir = join(tmp, "one-file");
+  const row = { question: "Q?", A: "1", B: "2", C: "3", D: "4", answer: "B" };
+  await mkdir(join(dir, "ceval", "dev"), { recursive: true });
+  await writeFile(
+    join(dir, "ceval", "val.jsonl"),
+    `${JSON.stringify({ ...row, subject: "law" })}\n${JSON.stringify(row)}\n`,
+  );
+  const one = await loadBenchmark("ceval", { dataDir: dir });
+  assert.deepEqual(
+    one.map((t) => [t.data.subject, t.data.answer]),
+    [
+      ["law", "B"],
+      [undefined, "B"],
+    ],
+  );
+  // <config>.jsonl files: the config is the name; a row's own column wins.
+  await writeFile(join(dir, "ceval", "dev", "physician.jsonl"), `${JSON.stringify(row)}\n`);
+  await writeFile(
+    join(dir, "ceval", "dev", "art.jsonl"),
+    `${JSON.stringify({ ...row, subject: "fine_arts" })}\n`,
+  );
+  const dev = await loadBenchmark("ceval", { dataDir: dir, split: "dev" });
+  assert.deepEqual(
+    dev.map((t) => t.data.subject),
+    ["fine_arts", "physician"],
+  );
 });
 
 test("malformed rows are errors naming the benchmark, the row and the field", () => {
