@@ -10,6 +10,8 @@
  *   epochOrderSeed(seed, epoch)         the training tasks' order in an epoch (trainer/loader.ts)
  *   miniBatchSeed(seed, step)           how a step's datums are split into mini-batches
  *   sftEpochSeed(seed, epoch)           rllm sft's row order in an epoch
+ *   contentSeed(text)                   a fixed order tied to a dataset row's own text (the order
+ *                                       of gpqa_diamond's options)
  */
 import { createHash, randomFillSync } from "node:crypto";
 
@@ -49,6 +51,11 @@ export function mixSeed(seed: number, index: number): number {
   z = Math.imul(z ^ (z >>> 16), 0x7feb352d) >>> 0;
   z = Math.imul(z ^ (z >>> 15), 0x846ca68b) >>> 0;
   return (z ^ (z >>> 16)) >>> 0;
+}
+
+/** A 32-bit seed from `text` alone: the first four bytes of its SHA-256 (UTF-8), big-endian. */
+export function contentSeed(text: string): number {
+  return createHash("sha256").update(text, "utf8").digest().readUInt32BE(0);
 }
 
 /** The sampling seed of attempt `attempt` at task `taskId` in a run seeded with `seed`: 0 … 2³¹−1. */

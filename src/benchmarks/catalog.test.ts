@@ -61,6 +61,16 @@ test("the catalog lists the built-in benchmarks with known graders and coherent 
     "humaneval",
     "mbpp",
     "livecodebench",
+    "mmlu_pro",
+    "mmlu_redux",
+    "gpqa_diamond",
+    "supergpqa",
+    "ceval",
+    "mmmlu",
+    "mmlu_prox",
+    "include",
+    "global_piqa",
+    "longbench_v2",
   ]);
   for (const entry of listBenchmarks()) {
     assert.ok(isGraderName(entry.grader), entry.name);

@@ -36,6 +36,7 @@ import {
 } from "./fields.js";
 import { harborBenchmark } from "./harbor.js";
 import { livecodebench } from "./livecodebench.js";
+import { MCQ_BENCHMARKS } from "./mcq-benchmarks.js";
 
 export type { BenchmarkEntry, BenchmarkGenerator, BenchmarkSource } from "./entry.js";
 
@@ -397,6 +398,7 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   humaneval,
   mbpp,
   livecodebench,
+  ...MCQ_BENCHMARKS,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));

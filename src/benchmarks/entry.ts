@@ -23,6 +23,16 @@ export interface BenchmarkSource {
   /** The Hub's name for a split where it differs from ours (AIME's only Hub split is "train"). */
   hfSplits?: Record<string, string>;
   /**
+   * For a dataset published as one Hub config per subject or language (C-Eval, MMLU-ProX...): a
+   * split is every config's rows together, in config-name order, as rLLM's `aggregate_configs`
+   * pulls it (`config` is then unused). Each row that lacks `column` gets its config's name there.
+   * The Hub cache and a `--data-dir` folder hold such a split as a folder `<split>/` of one file
+   * per config (`<config>.jsonl`, `<config>.00000.parquet`; hub.ts configOfFile); a single
+   * `<split>.<ext>` file is read as it is. `exclude`: configs left out (MMMLU's "default", which
+   * repeats the others).
+   */
+  allConfigs?: { column: string; exclude?: readonly string[] };
+  /**
    * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
    * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and
    * `splitOf` says which split a row belongs to (throwing a BenchmarkRowError for a row it cannot

@@ -4,6 +4,11 @@
  * Cache layout: `$RLLM_HOME/datasets/<hfDataset>/<config>/<split>.<ext>` (or a `<split>/` folder
  * when the Hub splits it into several Parquet shards). A split is downloaded once, into a temporary
  * name that is renamed into place when complete, so an interrupted download never looks cached.
+ *
+ * A dataset published as one config per subject or language (C-Eval, MMLU-ProX...) can be cached
+ * whole: `<hfDataset>/all-configs/<split>/<config>.<nnnnn>.parquet`, every config that has the
+ * split, as the Hub's Parquet listing (`/api/datasets/<id>/parquet`) names them. The file names
+ * carry the config (configOfFile), so rows can be told apart after loading.
  */
 import { existsSync, statSync } from "node:fs";
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
@@ -55,8 +60,20 @@ export class HubDownloadError extends Error {
   }
 }
 
+/** One report on a file being downloaded: `received` of `total` bytes (total when the Hub sent it). */
+export interface DownloadProgress {
+  url: string;
+  /** The cache file it is written to. */
+  file: string;
+  received: number;
+  total?: number;
+  done: boolean;
+}
+
 export interface HubFetchOptions {
   endpoint?: string;
+  /** Called as each file's bytes arrive (at its start, per chunk, and at its end). */
+  onProgress?: (progress: DownloadProgress) => void;
   /** Bearer token for gated or private datasets; default $HF_TOKEN. */
   token?: string;
   /** Per-request time limit in milliseconds (default 120 s). */
@@ -106,9 +123,31 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   await rename(partial, path);
 }
 
-async function download(url: string, options: HubFetchOptions): Promise<Uint8Array> {
+/** A file's bytes, reported to onProgress as they arrive; a connection lost midway is a HubDownloadError. */
+async function download(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
   const response = await get(url, options);
-  return new Uint8Array(await response.arrayBuffer());
+  const length = Number(response.headers.get("content-length"));
+  const total = Number.isFinite(length) && length > 0 ? length : undefined;
+  const report = options.onProgress;
+  try {
+    if (!report || !response.body) return new Uint8Array(await response.arrayBuffer());
+    const chunks: Uint8Array[] = [];
+    let received = 0;
+    report({ url, file, received, total, done: false });
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.byteLength;
+      report({ url, file, received, total, done: false });
+    }
+    report({ url, file, received, total, done: true });
+    return new Uint8Array(Buffer.concat(chunks));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new HubDownloadError(url, `the download broke off (${message})`);
+  }
 }
 
 export interface HubSplitRequest {
@@ -120,7 +159,21 @@ export interface HubSplitRequest {
   split: string;
   /** The split's file in the repo's main branch, when known. */
   file?: string;
+  /** Every config's rows of the split (the module comment); `config` and `file` are then unused. */
+  allConfigs?: { exclude?: readonly string[] };
   cacheDir?: string;
+}
+
+/** The config name a whole-dataset cache uses (hubCacheDir's `config`). */
+export const ALL_CONFIGS = "all-configs";
+
+/**
+ * The config a file of an all-configs split holds: its name less the extension and a trailing
+ * shard number (`accountant.00000.parquet`, `accountant.jsonl` → "accountant").
+ */
+export function configOfFile(fileName: string): string {
+  const ext = DATA_EXTENSIONS.find((e) => fileName.endsWith(e)) ?? "";
+  return fileName.slice(0, fileName.length - ext.length).replace(/\.\d+$/, "");
 }
 
 /** The URL of a file in a dataset repo at a revision. */
@@ -173,30 +226,46 @@ export async function downloadSplit(
   options: HubFetchOptions = {},
 ): Promise<string> {
   const endpoint = (options.endpoint ?? hfEndpoint()).replace(/\/+$/, "");
+  if (request.allConfigs) {
+    const dir = hubCacheDir(request.hfDataset, ALL_CONFIGS, request.cacheDir);
+    const files = await allConfigFiles(
+      endpoint,
+      request,
+      request.allConfigs.exclude ?? [],
+      options,
+    );
+    return downloadFolder(join(dir, request.split), files, options);
+  }
   const dir = hubCacheDir(request.hfDataset, request.config, request.cacheDir);
   if (request.file) {
     const target = join(dir, `${request.split}${extensionOf(request.file)}`);
     const url = hubFileUrl(endpoint, request.hfDataset, "main", request.file);
-    await writeAtomically(target, await download(url, options));
+    await writeAtomically(target, await download(url, target, options));
     return target;
   }
   const urls = await parquetShardUrls(endpoint, request, options);
   if (urls.length === 1) {
     const target = join(dir, `${request.split}.parquet`);
-    await writeAtomically(target, await download(urls[0]!, options));
+    await writeAtomically(target, await download(urls[0]!, target, options));
     return target;
   }
-  // Several shards: fill a temporary folder, then rename it into place whole.
-  const target = join(dir, request.split);
+  const shard = (i: number) => `${String(i).padStart(5, "0")}.parquet`;
+  const files = urls.map((url, i) => ({ url, name: shard(i) }));
+  return downloadFolder(join(dir, request.split), files, options);
+}
+
+/** Several files: fill a temporary folder, then rename it into place whole. */
+async function downloadFolder(
+  target: string,
+  files: readonly { url: string; name: string }[],
+  options: HubFetchOptions,
+): Promise<string> {
   const partial = `${target}.partial-${process.pid}`;
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
   try {
-    for (const [i, url] of urls.entries()) {
-      await writeFile(
-        join(partial, `${String(i).padStart(5, "0")}.parquet`),
-        await download(url, options),
-      );
+    for (const { url, name } of files) {
+      await writeFile(join(partial, name), await download(url, join(target, name), options));
     }
     await rename(partial, target);
   } catch (error) {
@@ -204,4 +273,36 @@ export async function downloadSplit(
     throw error;
   }
   return target;
+}
+
+/** Every config's Parquet files of the split, from the Hub's listing `{config: {split: [url]}}`, configs in name order. */
+async function allConfigFiles(
+  endpoint: string,
+  request: HubSplitRequest,
+  exclude: readonly string[],
+  options: HubFetchOptions,
+): Promise<{ url: string; name: string }[]> {
+  const listing = `${endpoint}/api/datasets/${request.hfDataset}/parquet`;
+  const body: unknown = await (await get(listing, options)).json().catch(() => undefined);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new HubDownloadError(listing, "is not the Hub's {config: {split: [urls]}} listing");
+  }
+  const files: { url: string; name: string }[] = [];
+  for (const config of Object.keys(body).sort()) {
+    if (exclude.includes(config)) continue;
+    const urls = (body as Record<string, Record<string, unknown> | undefined>)[config]?.[
+      request.hfSplit
+    ];
+    if (!Array.isArray(urls)) continue;
+    for (const [i, url] of urls.entries()) {
+      if (typeof url !== "string") {
+        throw new HubDownloadError(listing, `config "${config}" lists a non-string URL`);
+      }
+      files.push({ url, name: `${config}.${String(i).padStart(5, "0")}.parquet` });
+    }
+  }
+  if (files.length === 0) {
+    throw new HubDownloadError(listing, `lists no config with a "${request.hfSplit}" split`);
+  }
+  return files;
 }

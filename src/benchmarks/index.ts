@@ -21,4 +21,12 @@ export {
   PickleError,
   unpickleString,
 } from "./livecodebench.js";
-export { type LoadBenchmarkOptions, loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
+export {
+  cachedSplit,
+  type LoadBenchmarkOptions,
+  loadBenchmark,
+  loadRows,
+  type PullSplitOptions,
+  parseTaskIndices,
+  pullSplit,
+} from "./load.js";

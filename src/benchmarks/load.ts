@@ -13,7 +13,10 @@ import { getBenchmark } from "./catalog.js";
 import type { BenchmarkEntry } from "./entry.js";
 import type { Row } from "./fields.js";
 import {
+  ALL_CONFIGS,
+  configOfFile,
   DATA_EXTENSIONS,
+  type DownloadProgress,
   downloadSplit,
   findSplitFile,
   HubDownloadError,
@@ -255,10 +258,8 @@ async function locateSplit(
     );
   }
   splitCheck(entry, split);
-  const { hfDataset, config } = entry.source;
-  if (!hfDataset) return undefined;
-
-  const cacheDir = hubCacheDir(hfDataset, config, options.cacheDir);
+  const cacheDir = benchmarkCacheDir(entry, options.cacheDir);
+  if (cacheDir === undefined) return undefined;
   const cached = await findSplitFile(cacheDir, split);
   if (cached) return cached;
 
@@ -270,19 +271,8 @@ async function locateSplit(
         `${lookedFor}. ${dataDirHelp(entry.name, split)}`,
     );
   }
-  const hfSplit = entry.source.hfSplits?.[split] ?? split;
   try {
-    return await downloadSplit(
-      {
-        hfDataset,
-        config,
-        hfSplit,
-        split,
-        file: entry.source.files?.[split],
-        cacheDir: options.cacheDir,
-      },
-      { endpoint: options.hubEndpoint ?? hfEndpoint(), timeoutMs: options.timeoutMs },
-    );
+    return await downloadBenchmarkSplit(entry, split, options);
   } catch (error) {
     if (!(error instanceof HubDownloadError)) throw error;
     throw new Error(
@@ -292,6 +282,75 @@ async function locateSplit(
       { cause: error },
     );
   }
+}
+
+/** The Hub cache folder of a benchmark's splits (hub.ts's layout); undefined for a generated one. */
+function benchmarkCacheDir(entry: BenchmarkEntry, cacheDir?: string): string | undefined {
+  const { hfDataset, config, allConfigs } = entry.source;
+  if (!hfDataset) return undefined;
+  return hubCacheDir(hfDataset, allConfigs ? ALL_CONFIGS : config, cacheDir);
+}
+
+/** The cached file (or folder) of a split, or undefined when it is not cached. */
+export async function cachedSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  cacheDir?: string,
+): Promise<string | undefined> {
+  const dir = benchmarkCacheDir(entry, cacheDir);
+  return dir === undefined ? undefined : findSplitFile(dir, split);
+}
+
+export interface PullSplitOptions {
+  cacheDir?: string;
+  hubEndpoint?: string;
+  timeoutMs?: number;
+  onProgress?: (progress: DownloadProgress) => void;
+}
+
+/**
+ * Makes sure a split is in the Hub cache, downloading it when it is not: its path, and whether it
+ * was there already. A failed download throws the HubDownloadError (it names the URL).
+ */
+export async function pullSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  options: PullSplitOptions = {},
+): Promise<{ path: string; cached: boolean }> {
+  splitCheck(entry, split);
+  if (!entry.source.hfDataset) {
+    throw new Error(
+      `${entry.name} is generated (${entry.generator?.description ?? "no Hub dataset"}); there is nothing to pull`,
+    );
+  }
+  const cached = await cachedSplit(entry, split, options.cacheDir);
+  if (cached) return { path: cached, cached: true };
+  return { path: await downloadBenchmarkSplit(entry, split, options), cached: false };
+}
+
+async function downloadBenchmarkSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  options: PullSplitOptions,
+): Promise<string> {
+  const { hfDataset, config, allConfigs } = entry.source;
+  if (!hfDataset) throw new Error(`${entry.name} has no Hub dataset`);
+  return downloadSplit(
+    {
+      hfDataset,
+      config,
+      hfSplit: entry.source.hfSplits?.[split] ?? split,
+      split,
+      file: entry.source.files?.[split],
+      allConfigs: allConfigs && { exclude: allConfigs.exclude },
+      cacheDir: options.cacheDir,
+    },
+    {
+      endpoint: options.hubEndpoint ?? hfEndpoint(),
+      timeoutMs: options.timeoutMs,
+      onProgress: options.onProgress,
+    },
+  );
 }
 
 function select<T>(
@@ -348,8 +407,28 @@ export async function loadBenchmark(
     return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
   }
 
-  const rows = rowsOfSplit(entry, split, path, await loadRows(path));
+  const rows = rowsOfSplit(entry, split, path, await readSplitRows(entry, path));
   return select(rows, options, path).map(({ item, index }) => entry.toTask(item, index, split));
+}
+
+/**
+ * A split's rows; for an all-configs benchmark (`source.allConfigs`) whose split is a folder of one
+ * file per config, each row lacking the config column gets its file's config name there.
+ */
+async function readSplitRows(entry: BenchmarkEntry, path: string): Promise<Row[]> {
+  const all = entry.source.allConfigs;
+  if (!all || !(await stat(path)).isDirectory()) return loadRows(path);
+  const names = (await readdir(path)).filter(isSupported).sort();
+  if (names.length === 0) return loadRows(path);
+  const rows: Row[] = [];
+  for (const name of names) {
+    const config = configOfFile(name);
+    for (const row of await loadRows(join(path, name))) {
+      const has = row[all.column] !== undefined && row[all.column] !== null;
+      rows.push(has ? row : { ...row, [all.column]: config });
+    }
+  }
+  return rows;
 }
 
 /**

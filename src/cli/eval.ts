@@ -39,6 +39,7 @@ import { loadEvaluator } from "../sdk/index.js";
 import { resolveCheckpoint } from "../trainer/checkpoint-path.js";
 import type { Episode, Task } from "../types/index.js";
 import { agentKey, agentLabel, checkAgentChoice, chooseRollout } from "./agent-choice.js";
+import { catalogTable } from "./dataset.js";
 import { EVAL_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
 import { createLog } from "./log.js";
@@ -54,14 +55,22 @@ export function evalCommand(): Command {
   const cmd = new Command("eval")
     .description("Evaluate an agent on a benchmark: rollouts through the gateway, graded, pass@k.")
     .argument(
-      "<benchmark>",
+      "[benchmark]",
       `a catalog benchmark (${benchmarks.join(", ")}), or harbor:DIR (Harbor tasks)`,
     );
-  return addFlags(cmd, EVAL_FLAGS).action(async (benchmark: string, flags: EvalFlags) => {
-    const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
-    const code = await runEvalCommand(benchmark, config);
-    process.exitCode = code;
-  });
+  return addFlags(cmd, EVAL_FLAGS).action(
+    async (benchmark: string | undefined, flags: EvalFlags) => {
+      if (flags.list) {
+        console.log(await catalogTable());
+        return;
+      }
+      if (benchmark === undefined)
+        throw new ConfigError("rllm eval needs a benchmark (rllm eval --list shows the catalog)");
+      const config = loadConfig({ file: flags.config, flags: evalFlagsToConfig(flags) });
+      const code = await runEvalCommand(benchmark, config);
+      process.exitCode = code;
+    },
+  );
 }
 
 /** The config layer of `rllm eval`'s flags. */

@@ -397,6 +397,10 @@ export const EVAL_FLAGS = [
     help: "the checkpoint --backend serves",
   },
   TORCH_DEVICE,
+  {
+    flag: "--list",
+    help: "print the benchmark catalog (grader, agent, which splits are cached) and exit",
+  },
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 

@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { ConfigError } from "../config/index.js";
 import { VERSION } from "../version.js";
+import { datasetCommand } from "./dataset.js";
 import { evalCommand } from "./eval.js";
 import { gatewayCommand } from "./gateway.js";
 import { harnessCommand } from "./harness.js";
@@ -21,6 +22,7 @@ const program = new Command()
   .showHelpAfterError("(run with --help for usage)");
 
 program.addCommand(gatewayCommand());
+program.addCommand(datasetCommand());
 program.addCommand(evalCommand());
 program.addCommand(harnessCommand());
 const model = modelCommand();

@@ -39,6 +39,30 @@ test("extractChoice: an answer cue wins over letters mentioned in passing", () =
   assert.equal(extractChoice("\\boxed{A} even though the answer is B").letter, "A");
 });
 
+test("extractChoice: Chinese answer cues and full-width letters (C-Eval, MMMLU)", () => {
+  const cases: [string, string][] = [
+    ["根据题意，答案：B", "B"],
+    ["所以答案是 C。", "C"],
+    ["答案为D", "D"],
+    ["选项（Ａ）不对，答案：（Ｃ）", "C"],
+    ["答案: A、理由如上", "A"],
+  ];
+  for (const [response, letter] of cases) {
+    assert.equal(extractChoice(response).letter, letter, JSON.stringify(response));
+  }
+  // The English cue, when present, is the one read.
+  assert.equal(extractChoice("答案是A吗？不。Answer: D").letter, "D");
+  // A cue with no letter after it selects nothing.
+  assert.equal(extractChoice("我不知道答案。").letter, undefined);
+});
+
+test("extractChoice: letters up to J for ten-option questions (MMLU-Pro, SuperGPQA)", () => {
+  const ten = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+  assert.equal(extractChoice("Answer: J", ten).letter, "J");
+  assert.equal(extractChoice("Answer: I", ten).letter, "I");
+  assert.equal(extractChoice("Answer: K", ten).letter, undefined);
+});
+
 test("extractChoice: no letter in plain prose", () => {
   assert.equal(extractChoice("A cat sat on the mat.").letter, undefined);
   assert.equal(extractChoice("I am not sure.").letter, undefined);

@@ -2,9 +2,13 @@
  * The `multiple_choice` grader (MMLU, GPQA, ARC-style tasks): reward 1 when the chosen option is
  * `task.data.answer`. The answer may be a letter (A-J), a 0-based index, or, when
  * `task.data.choices` is given, the text of the right option.
+ *
+ * Responses are read after NFKC normalisation, so full-width letters, brackets and colons
+ * (`（Ｂ）`, `答案：B`) read as their ASCII forms; a Chinese answer cue (`答案：B`, `答案是 B`,
+ * `答案为B`) counts as an answer line when no English one (`Answer: B`) is present.
  */
 import type { Task } from "../types/index.js";
-import { lastAnswerLine, lastBoxed } from "./extract.js";
+import { cleanAnswerText, lastAnswerLine, lastBoxed } from "./extract.js";
 import { normalizeQaAnswer } from "./qa.js";
 import type { Grader } from "./types.js";
 
@@ -39,7 +43,7 @@ function leadingLetter(text: string, valid: string): string | undefined {
     .replace(/^[*_\s]+|[*_\s]+$/g, "")
     .replace(/^(?:option|choice)\s+/i, "");
   const alone = /^\(?([A-Za-z])\)?[.:]?$/.exec(s);
-  const upperFirst = /^\(?([A-Z])(?:\)|(?=[\s.,:;!]|$))/.exec(s);
+  const upperFirst = /^\(?([A-Z])(?:\)|(?=[\s.,:;!。、]|$))/.exec(s);
   const letter = (alone?.[1] ?? upperFirst?.[1])?.toUpperCase();
   return letter && valid.includes(letter) ? letter : undefined;
 }
@@ -52,13 +56,23 @@ function letterOfText(text: string, choices: string[] | undefined): string | und
   return k >= 0 ? LETTERS[k] : undefined;
 }
 
+/** The rest of the line after the last Chinese answer cue (答案, then 是/为/為 or a colon), trimmed. */
+function lastCjkAnswerLine(text: string): string | undefined {
+  const last = [...text.matchAll(/答案\s*(?:是|为|為)?\s*:?/g)].at(-1);
+  if (!last) return undefined;
+  const rest = text.slice(last.index + last[0].length).split("\n")[0] ?? "";
+  const answer = cleanAnswerText(rest, false);
+  return answer === "" ? undefined : answer;
+}
+
 /**
  * The chosen option, looked for in order of how deliberate the marking is: the last `\boxed{}`,
  * the last answer line (`Answer: C`, `The answer is (C).`, or a choice's text), the last
  * parenthesised letter `(C)`, then a response that is nothing but a letter or a choice's text.
  * With `choices`, only their letters are valid and the text of a choice selects it.
  */
-export function extractChoice(response: string, choices?: string[]): ChoiceExtraction {
+export function extractChoice(raw: string, choices?: string[]): ChoiceExtraction {
+  const response = raw.normalize("NFKC");
   const count = choices ? Math.min(Math.max(choices.length, 1), LETTERS.length) : LETTERS.length;
   const valid = LETTERS.slice(0, count);
   const boxed = lastBoxed(response);
@@ -66,7 +80,7 @@ export function extractChoice(response: string, choices?: string[]): ChoiceExtra
     const letter = leadingLetter(boxed, valid) ?? letterOfText(boxed, choices);
     return letter ? { letter, text: boxed, source: "boxed" } : { text: boxed, source: "boxed" };
   }
-  const line = lastAnswerLine(response, { cutSentence: false });
+  const line = lastAnswerLine(response, { cutSentence: false }) ?? lastCjkAnswerLine(response);
   if (line !== undefined) {
     const letter = leadingLetter(line, valid) ?? letterOfText(line, choices);
     if (letter) return { letter, text: line, source: "answer_line" };
