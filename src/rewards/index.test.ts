@@ -12,6 +12,7 @@ test("the registry holds every built-in grader", () => {
     "multiple_choice",
     "code",
     "chrf",
+    "bfcl",
   ];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
@@ -27,7 +28,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl.',
       ),
   );
 });

@@ -3,6 +3,7 @@
  * (`grader: "math"`), and `getGrader` turns that name into the function.
  */
 import { sharedSandboxes } from "../sandbox/shared.js";
+import { bfclGrader } from "./bfcl/grader.js";
 import { multipleChoiceGrader } from "./choice.js";
 import { chrfGrader } from "./chrf.js";
 import { codeGrader } from "./code.js";
@@ -11,6 +12,7 @@ import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
 
+export { type BfclGraderOptions, BfclGraderOptionsSchema, bfclGrader } from "./bfcl/grader.js";
 export { type ChoiceExtraction, extractChoice, multipleChoiceGrader } from "./choice.js";
 export {
   type ChrfGraderOptions,
@@ -76,7 +78,8 @@ export type GraderName =
   | "countdown"
   | "multiple_choice"
   | "code"
-  | "chrf";
+  | "chrf"
+  | "bfcl";
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
@@ -91,6 +94,7 @@ export const graders: Record<GraderName, Grader> = {
   multiple_choice: multipleChoiceGrader,
   code: codeGrader(sharedSandboxes),
   chrf: chrfGrader(),
+  bfcl: bfclGrader(),
 };
 
 /** Every built-in grader name, in registry order. */
