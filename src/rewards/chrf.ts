@@ -66,14 +66,14 @@ function pySplit(text: string): string[] {
 
 type Counts = Map<string, number>;
 
-function count(grams: Iterable<string>): Counts {
-  const counts: Counts = new Map();
-  for (const g of grams) counts.set(g, (counts.get(g) ?? 0) + 1);
-  return counts;
+function add(counts: Counts, gram: string): void {
+  counts.set(gram, (counts.get(gram) ?? 0) + 1);
 }
 
-function* wordNgrams(words: readonly string[], n: number): Generator<string> {
-  for (let i = 0; i + n <= words.length; i++) yield words.slice(i, i + n).join(" ");
+function wordNgrams(words: readonly string[], n: number): Counts {
+  const counts: Counts = new Map();
+  for (let i = 0; i + n <= words.length; i++) add(counts, words.slice(i, i + n).join(" "));
+  return counts;
 }
 
 /** chrF's word tokenisation for chrF++ (sacrebleu's `_remove_punctuation`). */
@@ -89,8 +89,11 @@ function chrfWords(text: string): string[] {
   return words;
 }
 
-/** Character n-grams of `text` by code point (a surrogate pair is one character, as in Python). */
-function* charNgrams(text: string, n: number): Generator<string> {
+/**
+ * Character n-gram counts of `text` for n = 1..order, by code point (a surrogate pair is one
+ * character, as in Python): `starts` holds where each character begins, so an n-gram is one slice.
+ */
+function charNgrams(text: string, order: number): Counts[] {
   const starts: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -99,17 +102,21 @@ function* charNgrams(text: string, n: number): Generator<string> {
     if (unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) i++;
   }
   starts.push(text.length);
-  for (let i = 0; i + n < starts.length; i++) yield text.slice(starts[i], starts[i + n]);
+  const orders: Counts[] = [];
+  for (let n = 1; n <= order; n++) {
+    const counts: Counts = new Map();
+    for (let i = 0; i + n < starts.length; i++) add(counts, text.slice(starts[i], starts[i + n]));
+    orders.push(counts);
+  }
+  return orders;
 }
 
 /** The n-gram counts of every order: character orders 1..6, then word orders 1..wordOrder. */
 function allNgrams(text: string, wordOrder: number): Counts[] {
-  const joined = pySplit(text).join("");
-  const orders: Counts[] = [];
-  for (let n = 1; n <= CHAR_ORDER; n++) orders.push(count(charNgrams(joined, n)));
+  const orders = charNgrams(pySplit(text).join(""), CHAR_ORDER);
   if (wordOrder > 0) {
     const words = chrfWords(text);
-    for (let n = 1; n <= wordOrder; n++) orders.push(count(wordNgrams(words, n)));
+    for (let n = 1; n <= wordOrder; n++) orders.push(wordNgrams(words, n));
   }
   return orders;
 }

@@ -16,8 +16,9 @@
  *   underscores, BFCL's rule for models whose tool API forbids dots in names);
  * - every `required` parameter present; every parameter given must be in the doc AND in the answer;
  * - types by the doc's type (string, integer, float, boolean, array, tuple, dict, any → Python's
- *   str, int, float, bool, list, list, dict, str); an int is accepted for a float; a tuple for a
- *   tuple; array/tuple items are type-checked one level deep against `items.type`; a value whose
+ *   str, int, float, bool, list, list, dict, str); an int is accepted for a float; a tuple
+ *   parameter takes a tuple or a list (BFCL turns the tuple into a list), an array parameter a list
+ *   only; array/tuple items are type-checked one level deep against `items.type`; a value whose
  *   type is that of the answer's first non-"" value passes as a "variable";
  * - values: strings compared after standardisation (spaces and `,./-_*^` removed, lowercased, `'`
  *   read as `"`), lists element-wise with their strings standardised, dicts key by key (each key's
@@ -266,7 +267,7 @@ function checkType(
       isVariable: true,
     };
   }
-  errors.push(`${param} should be a ${description}, got ${pyType(value)}: ${pyRepr(value)}`);
+  errors.push(`${param} should be of type ${description}, got ${pyType(value)}: ${pyRepr(value)}`);
   return { valid: false, errorType: "type_error:simple", errors, isVariable: false };
 }
 

@@ -132,7 +132,7 @@ test("registered as bfcl; the metadata holds the decoded calls, or the parse err
   assert.equal(wrong.metadata?.["errorType"], "type_error:simple");
   assert.match(
     String((wrong.metadata?.["errors"] as string[] | undefined)?.[0]),
-    /height should be a integer, got float: 6\.5/,
+    /height should be of type integer, got float: 6\.5/,
   );
   const prose = grade(prompt, simpleTask(), "The area is 25 square units.");
   assert.equal(prose.reward, 0);

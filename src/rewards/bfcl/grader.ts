@@ -163,11 +163,7 @@ export function bfclGrader(options: BfclGraderOptions = {}): Grader {
       return {
         reward: 0,
         isCorrect: false,
-        metadata: {
-          parseError: parsed.error,
-          errorType: "ast_decoder:decoder_failed",
-          errors: [parsed.error],
-        },
+        metadata: { parseError: parsed.error, errorType: "ast_decoder:decoder_failed" },
       };
     }
     const calls = parsed.calls.map((c) => ({

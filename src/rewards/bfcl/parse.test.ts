@@ -100,6 +100,8 @@ test("parse errors name what is wrong and where; the parser never throws on mode
   assert.match(error("[f(a='x' * 10**9)]"), /too long/);
   assert.match(error('[f(a="\\N{DASH}")]'), /\\N\{\.\.\.\} escapes/);
   assert.match(error("I think the answer is 42."), /at character/);
+  assert.match(error(`[f(a=${"1+".repeat(200_000)}1)]`), /cannot read the calls/);
+  assert.match(error(`[${"a.".repeat(200_000)}f()]`), /cannot read the calls/);
   for (const junk of ["(((", "[f(", "'''", "\\", "f(a=1)]]", "#", "[f(a=1e)]", "[f(a=0x)]", "🙂"]) {
     assert.equal(parseBfclCalls(junk).ok, false, junk);
   }

@@ -62,6 +62,10 @@ export function parseBfclCalls(response: string): BfclParse {
     return { ok: true, calls: topLevelCalls(top), text };
   } catch (e) {
     if (e instanceof BfclSyntaxError) return { ok: false, error: e.message, text };
+    // A chain of 100,000 operators or dots overflows the recursion that reads it, and a BigInt
+    // can outgrow its limit: neither is an answer, and neither may escape a grader.
+    if (e instanceof RangeError)
+      return { ok: false, error: `cannot read the calls: ${e.message}`, text };
     throw e;
   }
 }
