@@ -3,14 +3,24 @@
  * (`grader: "math"`), and `getGrader` turns that name into the function.
  */
 import { sharedSandboxes } from "../sandbox/shared.js";
+import { bfclGrader } from "./bfcl/grader.js";
 import { multipleChoiceGrader } from "./choice.js";
+import { chrfGrader } from "./chrf.js";
 import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
 
+export { type BfclGraderOptions, BfclGraderOptionsSchema, bfclGrader } from "./bfcl/grader.js";
 export { type ChoiceExtraction, extractChoice, multipleChoiceGrader } from "./choice.js";
+export {
+  type ChrfGraderOptions,
+  ChrfGraderOptionsSchema,
+  chrfGrader,
+  chrfScore,
+  extractTranslation,
+} from "./chrf.js";
 export { type CodeGraderOptions, CodeGraderOptionsSchema, codeGrader } from "./code.js";
 export {
   OUTPUT_COMPARES,
@@ -61,7 +71,15 @@ export { Rational } from "./rational.js";
 export type { Grader } from "./types.js";
 
 /** The name a benchmark or config uses for a built-in grader. */
-export type GraderName = "math" | "qa_f1" | "qa_em" | "countdown" | "multiple_choice" | "code";
+export type GraderName =
+  | "math"
+  | "qa_f1"
+  | "qa_em"
+  | "countdown"
+  | "multiple_choice"
+  | "code"
+  | "chrf"
+  | "bfcl";
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
@@ -75,6 +93,8 @@ export const graders: Record<GraderName, Grader> = {
   countdown: countdownGrader(),
   multiple_choice: multipleChoiceGrader,
   code: codeGrader(sharedSandboxes),
+  chrf: chrfGrader(),
+  bfcl: bfclGrader(),
 };
 
 /** Every built-in grader name, in registry order. */
