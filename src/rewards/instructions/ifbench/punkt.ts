@@ -1,57 +1,48 @@
 /**
  * Sentence splitting as IFBench does it: `nltk.sent_tokenize(text)`, i.e. NLTK's Punkt sentence
- * tokenizer (Kiss & Strunk 2006) with its pre-trained English parameters
- * (nltk/tokenize/punkt.py: `PunktSentenceTokenizer.span_tokenize`, `_match_potential_end_contexts`,
- * `_slices_from_text`, `_realign_boundaries`, `_first_pass_annotation`,
- * `_second_pass_annotation`, `_ortho_heuristic`; PunktLanguageVars for the regular expressions).
+ * tokenizer (Kiss & Strunk 2006) with its pre-trained English parameters (punkt-english.ts). Ported
+ * step for step from nltk/tokenize/punkt.py of NLTK 3.9.2, the version IFBench's lock file pins
+ * (NLTK 3.10, which a plain `pip install ifbench` may bring, also counts curly quotes and
+ * guillemets as closing punctuation; 3.9.2 does not):
+ * `PunktSentenceTokenizer.span_tokenize`, `_match_potential_end_contexts`, `_slices_from_text`,
+ * `_realign_boundaries`, `text_contains_sentbreak`, `_first_pass_annotation`,
+ * `_second_pass_annotation`, `_ortho_heuristic`; PunktLanguageVars for the regular expressions.
  *
- * The algorithm is ported step for step. The English parameters are not: they are a trained model
- * (nltk_data's punkt_tab/english: ~150 abbreviations, collocations, frequent sentence starters and
- * an orthographic table of ~20,000 words) that NLTK downloads at run time and that cannot be had
- * here. We run Punkt with `ABBREVIATIONS` below and empty collocations, sentence starters and
- * orthographic context. Where that differs from the trained model:
- * - an abbreviation not in our list ends a sentence (as in Punkt for any unknown word + period);
- * - after a known abbreviation or an ellipsis, the trained model may still break before a
- *   capitalised word it knows as a sentence starter ("etc. The"); we never break there;
- * - after an initial ("J.") or a number ("3."), a lower-case next word joins the sentences in both,
- *   a capitalised one is decided by the orthographic table in the trained model; we keep an initial
- *   joined and a number split.
- * Everything else (where candidates are, `?`/`!` always breaking, no break at a bare newline,
- * closing quotes and brackets realigned onto the sentence they close, a sentence starting at its
- * first token and the text's trailing white space dropped) is the reference's.
+ * In short: a candidate is a `.`, `?` or `!` followed by white space and a token, or by closing or
+ * other punctuation. `?` and `!` always end a sentence; a word + period does unless the word is a
+ * known abbreviation, and the second pass revisits abbreviations, ellipses, initials and numbers
+ * with the next word's case and what the model saw of that word (collocations, frequent sentence
+ * starters, orthographic context). A bare newline never ends a sentence; closing quotes and
+ * brackets after a sentence end belong to that sentence; a sentence starts at its first token and
+ * the text's trailing white space is dropped.
+ *
+ * Python's `str.isupper()`/`islower()` on a token's first character and its `[^\W\d]` ("a letter")
+ * are taken as Unicode letters and case here, as they are there.
  */
+import { ABBREV_TYPES, COLLOCATIONS, ORTHO_CONTEXT, SENT_STARTERS } from "./punkt-english.js";
 
-/** Common English abbreviations that Punkt's English model knows (lower case, final period off). */
-const ABBREVIATIONS = new Set([
-  "mr",
-  "mrs",
-  "ms",
-  "dr",
-  "prof",
-  "st",
-  "jr",
-  "sr",
-  "inc",
-  "ltd",
-  "co",
-  "corp",
-  "vs",
-  "e.g",
-  "i.e",
-  "u.s",
-  "u.k",
-  "jan",
-  "feb",
-  "aug",
-  "sept",
-  "oct",
-  "nov",
-  "dec",
-]);
+const ABBREVIATIONS = new Set(ABBREV_TYPES.split("|"));
+const STARTERS = new Set(SENT_STARTERS.split(" "));
+const COLLOCATION_PAIRS = new Set(COLLOCATIONS.split("|"));
+const ORTHO: ReadonlyMap<string, number> = new Map(
+  Object.entries(ORTHO_CONTEXT).flatMap(([flag, words]) =>
+    words.split(" ").map((w) => [w, Number(flag)] as const),
+  ),
+);
+// Orthographic flags: seen upper-case at a sentence beginning, in the middle, at an unknown
+// position; likewise lower-case.
+const ORTHO_BEG_UC = 1 << 1;
+const ORTHO_MID_UC = 1 << 2;
+const ORTHO_UNK_UC = 1 << 3;
+const ORTHO_BEG_LC = 1 << 4;
+const ORTHO_MID_LC = 1 << 5;
+const ORTHO_UNK_LC = 1 << 6;
+const ORTHO_UC = ORTHO_BEG_UC | ORTHO_MID_UC | ORTHO_UNK_UC;
+const ORTHO_LC = ORTHO_BEG_LC | ORTHO_MID_LC | ORTHO_UNK_LC;
 
 // PunktLanguageVars: characters that cannot be inside a word, multi-character punctuation, and
 // characters that cannot start one.
-const NON_WORD = String.raw`(?:[)";}\]*:@'({[\u2018\u2019\u201c\u201d\xab\xbb?!])`;
+const NON_WORD = String.raw`(?:[)";}\]*:@'({[?!])`;
 const MULTI_CHAR = String.raw`(?:-{2,}|\.{2,}|(?:\.\s){2,}\.)`;
 const WORD_START = String.raw`[^("\x60{\[:;&#*@)}\]\-,]`;
 const WORD_RE = new RegExp(
@@ -60,10 +51,10 @@ const WORD_RE = new RegExp(
 );
 /** A possible sentence end and what follows it: other punctuation, or white space and a token. */
 const PERIOD_CONTEXT_RE = new RegExp(`[.?!](?=(${NON_WORD}|\\s+(\\S+)))`, "gdu");
-const BOUNDARY_REALIGNMENT_RE = /["')\]}\u2018\u2019\u201c\u201d\xab\xbb]+?(?:\s+|(?=--)|$)/my;
+const BOUNDARY_REALIGNMENT_RE = /["')\]}]+?(?:\s+|(?=--)|$)/my;
 
 const NUMERIC_RE = /^-?[.,]?\d[\d,.-]*\.?$/;
-const INITIAL_RE = /^[\p{L}\p{M}_]\.$/u;
+const INITIAL_RE = /^[\p{L}\p{Nl}\p{No}_]\.$/u;
 const SENTENCE_INTERNAL_PUNCT = new Set([";", ":", ",", ".", "!", "?"]);
 
 interface Token {
@@ -89,8 +80,10 @@ function makeToken(tok: string): Token {
 
 const typeNoPeriod = (t: Token) =>
   t.type.length > 1 && t.type.endsWith(".") ? t.type.slice(0, -1) : t.type;
+const typeNoSentperiod = (t: Token) => (t.sentbreak ? typeNoPeriod(t) : t.type);
 const isLowerChar = (c: string) => c !== c.toUpperCase() && c === c.toLowerCase();
 const isUpperChar = (c: string) => c !== c.toLowerCase() && c === c.toUpperCase();
+const firstChar = (t: Token) => String.fromCodePoint(t.tok.codePointAt(0)!);
 
 /** Punkt's word segmentation of a text, line by line (`_tokenize_words`). */
 function punktWords(text: string): Token[] {
@@ -102,6 +95,8 @@ function punktWords(text: string): Token[] {
   return out;
 }
 
+/** `_first_pass_annotation`: ?/!/. alone end a sentence, ".." is an ellipsis, word + period ends
+ * one unless the word (or its last hyphen part) is a known abbreviation. */
 function firstPass(t: Token): void {
   if (t.tok === "." || t.tok === "?" || t.tok === "!") t.sentbreak = true;
   else if (/^\.\.+$/.test(t.tok)) t.ellipsis = true;
@@ -112,22 +107,47 @@ function firstPass(t: Token): void {
   }
 }
 
-/** `_ortho_heuristic` with an empty orthographic table: true never, false or "unknown". */
-function orthoHeuristic(t: Token): false | "unknown" {
+/** `_ortho_heuristic`: does `t` start a sentence, by what the model saw of its case. */
+function orthoHeuristic(t: Token): boolean | "unknown" {
   if (SENTENCE_INTERNAL_PUNCT.has(t.tok)) return false;
-  if (isLowerChar(t.tok[0]!)) return false;
+  const context = ORTHO.get(typeNoSentperiod(t)) ?? 0;
+  const c = firstChar(t);
+  if (isUpperChar(c) && context & ORTHO_LC && !(context & ORTHO_MID_UC)) return true;
+  if (isLowerChar(c) && (context & ORTHO_UC || !(context & ORTHO_BEG_LC))) return false;
   return "unknown";
 }
 
-/** `_second_pass_annotation` for initials and ordinals (the only rule left without trained data). */
+/** `_second_pass_annotation`: revisit a period-final token in the light of the next one. */
 function secondPass(t: Token, next: Token | undefined): void {
   if (!next || !t.periodFinal) return;
+  const type = typeNoPeriod(t);
+  const nextType = typeNoSentperiod(next);
   const initial = INITIAL_RE.test(t.tok);
-  if (!initial && typeNoPeriod(t) !== "##number##") return;
-  const starter = orthoHeuristic(next);
-  if (starter === false || (initial && isUpperChar(next.tok[0]!))) {
+  if (COLLOCATION_PAIRS.has(`${type} ${nextType}`)) {
     t.sentbreak = false;
     t.abbr = true;
+    return;
+  }
+  if ((t.abbr || t.ellipsis) && !initial) {
+    if (orthoHeuristic(next) === true) {
+      t.sentbreak = true;
+      return;
+    }
+    if (isUpperChar(firstChar(next)) && STARTERS.has(nextType)) {
+      t.sentbreak = true;
+      return;
+    }
+  }
+  if (initial || type === "##number##") {
+    const starter = orthoHeuristic(next);
+    const alwaysUpper = !((ORTHO.get(nextType) ?? 0) & ORTHO_LC);
+    if (
+      starter === false ||
+      (starter === "unknown" && initial && isUpperChar(firstChar(next)) && alwaysUpper)
+    ) {
+      t.sentbreak = false;
+      t.abbr = true;
+    }
   }
 }
 

@@ -6,8 +6,31 @@ import { asciiFold, isLower, isUpper, removePunctuation, stripPunctSpace } from 
 import { countSyllables } from "./syllables.js";
 import { countStopwords, countWords, wordTokenize } from "./tokens.js";
 
-// Expected values are NLTK 3.10's own output (PunktSentenceTokenizer given punkt.ts's abbreviation
-// list, then NLTKWordTokenizer), recorded once.
+// Expected values are NLTK 3.9.2's own output (sent_tokenize with the English Punkt model, then
+// NLTKWordTokenizer), recorded once.
+
+test("sentTokenize: the English model's abbreviations, sentence starters and initials", () => {
+  assert.deepEqual(sentTokenize("Ask Dr. Who about it."), ["Ask Dr. Who about it."]);
+  assert.deepEqual(sentTokenize("We met at 5 p.m. Then we left."), [
+    "We met at 5 p.m. Then we left.",
+  ]);
+  // "However" is a frequent sentence starter: it ends the sentence after an abbreviation.
+  assert.deepEqual(sentTokenize("I was born in the U.S. However, I moved to Canada."), [
+    "I was born in the U.S.",
+    "However, I moved to Canada.",
+  ]);
+  assert.deepEqual(sentTokenize("Crutzen, P. J., & Stoermer, E. F. (2000). Next."), [
+    "Crutzen, P. J., & Stoermer, E. F. (2000).",
+    "Next.",
+  ]);
+  // "e.g" is not among the model's abbreviations.
+  assert.deepEqual(sentTokenize("e.g. this works. I.e. that."), [
+    "e.g.",
+    "this works.",
+    "I.e.",
+    "that.",
+  ]);
+});
 
 test("sentTokenize: abbreviations, initials, numbers and ?! as Punkt decides them", () => {
   assert.deepEqual(sentTokenize("Dr. Smith lives in the U.S. now. He is happy!"), [

@@ -2,7 +2,9 @@
  * Word-level text utilities of IFBench (allenai/IFBench `ifbench/instructions_util.py`) and the NLTK
  * functions behind them:
  * - `wordTokenize` is `nltk.word_tokenize`: Punkt sentences (punkt.ts), each split by
- *   NLTKWordTokenizer's regular expressions (nltk/tokenize/destructive.py), applied in its order.
+ *   NLTKWordTokenizer's regular expressions (nltk/tokenize/destructive.py of NLTK 3.9.2, which
+ *   IFBench's lock file pins; 3.10 also splits off en/em dashes and reads a leading apostrophe
+ *   differently), applied in its order.
  *   Python's `\w`/`\b` are Unicode-aware, JavaScript's `\b` is ASCII: the contraction rules, whose
  *   words are ASCII, can differ only next to a non-ASCII letter.
  * - `countWords` is `count_words`: the tokens of `RegexpTokenizer(r"\w+")`.
@@ -23,7 +25,7 @@ const STARTING_QUOTES: Rule[] = [
   [/^"/u, "``"],
   [/(``)/gu, " $1 "],
   [/([ ([{<])("|'{2})/gu, "$1 `` "],
-  [new RegExp(`(?<!${W})(')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=${W})`, "giu"), "$1 "],
+  [new RegExp(`(')(?!re|ve|ll|m|t|s|d|n)(${W})(?!${W})`, "giu"), "$1 $2"],
 ];
 
 const PUNCTUATION: Rule[] = [
@@ -32,7 +34,6 @@ const PUNCTUATION: Rule[] = [
   [/([:,])$/u, " $1 "],
   [/\.{2,}/gu, " $& "],
   [/[;@#$%&]/gu, " $& "],
-  [/[\u2012-\u2015]/gu, " $& "],
   [/([^.])(\.)([\])}>"']*)\s*$/u, "$1 $2$3 "],
   [/[?!]/gu, " $& "],
   [/([^'])' /gu, "$1 ' "],
