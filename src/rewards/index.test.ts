@@ -13,6 +13,7 @@ test("the registry holds every built-in grader", () => {
     "code",
     "chrf",
     "bfcl",
+    "ifbench",
   ];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
@@ -28,7 +29,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl, ifbench.',
       ),
   );
 });

@@ -8,6 +8,8 @@ import { multipleChoiceGrader } from "./choice.js";
 import { chrfGrader } from "./chrf.js";
 import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
+import { instructionGrader } from "./instructions/grader.js";
+import { IFBENCH_REGISTRY } from "./instructions/ifbench/index.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
@@ -79,12 +81,14 @@ export type GraderName =
   | "multiple_choice"
   | "code"
   | "chrf"
-  | "bfcl";
+  | "bfcl"
+  | "ifbench";
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
  * programs in the process's shared sandbox pool (sandbox/shared.ts: configureSandboxes picks the
- * backend; the pool starts on the first grade).
+ * backend; the pool starts on the first grade). `ifbench` checks IFBench's 58 instructions
+ * (instructions/ifbench/).
  */
 export const graders: Record<GraderName, Grader> = {
   math: mathGrader,
@@ -95,6 +99,7 @@ export const graders: Record<GraderName, Grader> = {
   code: codeGrader(sharedSandboxes),
   chrf: chrfGrader(),
   bfcl: bfclGrader(),
+  ifbench: instructionGrader("ifbench", IFBENCH_REGISTRY),
 };
 
 /** Every built-in grader name, in registry order. */
