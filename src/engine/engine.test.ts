@@ -265,7 +265,9 @@ describe("the rollout engine", () => {
     let judged = 0;
     const judgeDown = evaluator<Episode>(() => {
       judged++;
-      throw new InfrastructureError("judge http://127.0.0.1:9/v1: connection refused after 3 tries");
+      throw new InfrastructureError(
+        "judge http://127.0.0.1:9/v1: connection refused after 3 tries",
+      );
     });
     const r = await runRollouts(tasks.slice(0, 1), {
       gateway: gw,

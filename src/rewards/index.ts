@@ -6,6 +6,7 @@ import { sharedSandboxes } from "../sandbox/shared.js";
 import { multipleChoiceGrader } from "./choice.js";
 import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
+import { judgeGrader, llmEqualityGrader, sharedJudge } from "./judge.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
@@ -41,6 +42,28 @@ export {
   parseCountdownEquation,
 } from "./countdown.js";
 export { cleanAnswerText, lastAnswerLine, lastBoxed, lastTagContent } from "./extract.js";
+export {
+  configureJudge,
+  equalityPrompt,
+  type JudgeGraderOptions,
+  judgeGrader,
+  judgePrompt,
+  llmEqualityGrader,
+  parseScore,
+  parseVerdict,
+  sharedJudge,
+} from "./judge.js";
+export {
+  createJudge,
+  directEndpoint,
+  type Judge,
+  type JudgeAnswer,
+  type JudgeCache,
+  type JudgeEndpoint,
+  type JudgeOptions,
+  type JudgeQuestion,
+  type JudgeRoute,
+} from "./judge-client.js";
 export { evaluateLatex, type LatexValue, latexValuesEqual } from "./latex-eval.js";
 export {
   extractMathAnswer,
@@ -61,12 +84,24 @@ export { Rational } from "./rational.js";
 export type { Grader } from "./types.js";
 
 /** The name a benchmark or config uses for a built-in grader. */
-export type GraderName = "math" | "qa_f1" | "qa_em" | "countdown" | "multiple_choice" | "code";
+export type GraderName =
+  | "math"
+  | "qa_f1"
+  | "qa_em"
+  | "countdown"
+  | "multiple_choice"
+  | "code"
+  | "judge"
+  | "llm_equality";
+
+/** The graders that ask an LLM judge (the run must configure one: the config's judge section). */
+export const JUDGE_GRADERS: readonly GraderName[] = ["judge", "llm_equality"];
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
  * programs in the process's shared sandbox pool (sandbox/shared.ts: configureSandboxes picks the
- * backend; the pool starts on the first grade).
+ * backend; the pool starts on the first grade); `judge` and `llm_equality` ask the process's
+ * configured judge (judge.ts: configureJudge, which rllm eval/train call from the judge section).
  */
 export const graders: Record<GraderName, Grader> = {
   math: mathGrader,
@@ -75,6 +110,8 @@ export const graders: Record<GraderName, Grader> = {
   countdown: countdownGrader(),
   multiple_choice: multipleChoiceGrader,
   code: codeGrader(sharedSandboxes),
+  judge: judgeGrader(sharedJudge),
+  llm_equality: llmEqualityGrader(sharedJudge),
 };
 
 /** Every built-in grader name, in registry order. */
