@@ -99,7 +99,8 @@ export async function startRunJudge(
       model,
       healthCheckIntervalMs: 0,
       connectRetries: 0,
-      upstreamTimeoutMs: Math.ceil(j.timeoutSeconds * 1000),
+      // past the client's own timeout, so that a slow judge is named as such
+      upstreamTimeoutMs: Math.ceil(j.timeoutSeconds * 1000) + 5_000,
     },
     run.store ? { store: run.store } : { storePath: run.storePath },
   );

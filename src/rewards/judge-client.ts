@@ -104,7 +104,7 @@ export function createJudge(options: JudgeOptions): Judge {
       last = r.why;
       if (!r.retryable || attempt >= retries)
         throw new InfrastructureError(
-          `judge ${endpoint.label} (model ${model}): ${last}${r.retryable ? ` (after ${retries + 1} tries)` : ""}`,
+          `judge ${endpoint.label} (model ${model}): ${last}${r.retryable && retries > 0 ? ` (after ${retries + 1} tries)` : ""}`,
         );
       const wait = r.retryAfterMs ?? Math.min(8000, backoffMs * 2 ** attempt);
       await new Promise((res) => setTimeout(res, wait * (0.8 + 0.4 * Math.random())));

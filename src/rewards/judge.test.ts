@@ -287,12 +287,45 @@ describe("the judge graders through the judge's gateway", () => {
       });
       assert.equal(ok.episodes[0]!.reward, 1);
       assert.equal(
-        (ok.episodes[0]!.info?.eval as { metadata: { verdict: string } }).metadata.verdict,
+        (ok.episodes[0]!.info!.eval as { metadata: { verdict: string } }).metadata.verdict,
         "CORRECT",
       );
     } finally {
       await gw.close();
       await policy.close();
+    }
+  });
+
+  test("judge keys reach the calls: maxTokens, apiKey to the server, timeoutSeconds, cache off", async () => {
+    const keyed = (await startRunJudge(
+      {
+        judge: JudgeConfigSchema.parse({
+          baseUrl: `${up.url}/v1`,
+          model: "judge-m",
+          apiKey: "k-judge",
+          maxTokens: 77,
+          timeoutSeconds: 0.5,
+          retries: 0,
+          cache: false,
+        }),
+      },
+      { command: "rllm eval", benchmark: "t", grader: "judge", storePath: ":memory:", home },
+    ))!;
+    try {
+      const grade = llmEqualityGrader(sharedJudge);
+      await grade(capital, "Paris (keys)");
+      const last = up.requests.at(-1)!;
+      assert.equal((last.body as { max_tokens: number }).max_tokens, 77);
+      assert.equal(last.headers.authorization, "Bearer k-judge");
+      const again = await grade(capital, "Paris (keys)");
+      assert.equal(again.metadata?.cached, false, "cache: false asks again");
+      up.faults.push({ kind: "delay", ms: 1500 });
+      await assert.rejects(
+        async () => grade(capital, "Paris (slow)"),
+        /judge .*\(model judge-m\): no reply within 0\.5 s$/,
+      );
+    } finally {
+      await keyed.close();
     }
   });
 });
