@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { episodesToDatums } from "../algorithms/pipeline.js";
 import { checkRunJudge, type RunJudge, startRunJudge } from "../cli/judge.js";
 import { JudgeConfigSchema, loadConfig } from "../config/index.js";
 import { InProcessGateway, runRollouts } from "../engine/index.js";
@@ -279,6 +280,11 @@ describe("the judge graders through the judge's gateway", () => {
       assert.match(ep.error!, /^evaluator: judge .*HTTP 502/);
       assert.equal(runs, 1);
       assert.equal(r.metrics.infraFailed, 1);
+      // With its trajectory kept, it still never trains (as a 0 or otherwise).
+      assert.equal(ep.trajectories[0]!.reward ?? null, null);
+      const pipe = episodesToDatums(r.episodes);
+      assert.equal(pipe.datums.length, 0);
+      assert.equal(pipe.metrics["filter/infra_failed_episodes"], 1);
       const ok = await runRollouts([capital], {
         gateway: gw,
         rollout: agent,
