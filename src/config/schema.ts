@@ -148,7 +148,7 @@ export const EvalConfigSchema = z.strictObject({
 /**
  * The LLM judge of the `judge` and `llm_equality` graders (cli/judge.ts wires it; rewards/judge.ts
  * and judge-client.ts say what it is asked and how it fails). Its calls go through an in-process
- * gateway of their own, traced in the run's store under sessions `judge/<hash>/...`.
+ * gateway of their own, traced in the run's store under sessions `judge/<hash>/<random>`.
  */
 export const JudgeConfigSchema = z.strictObject({
   /**

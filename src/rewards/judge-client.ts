@@ -5,7 +5,7 @@
  *
  * Where a call goes is a `JudgeEndpoint`: `directEndpoint(baseURL, apiKey)` calls a server as it
  * is; `rllm eval`/`rllm train` pass one that opens a gateway session per call (cli/judge.ts), so
- * the judge's calls are traced in the run's store under their own sessions `judge/<hash>/<n>`,
+ * the judge's calls are traced in the run's store under their own sessions `judge/<hash>/<random>`,
  * never inside an episode's.
  *
  * Failures, decided once:
@@ -38,7 +38,7 @@ export interface JudgeRoute {
 export interface JudgeEndpoint {
   /** For error messages: the server (or gateway) behind it. */
   readonly label: string;
-  /** The route of one call; `sessionId` names it (`judge/<hash>/<n>`). */
+  /** The route of one HTTP call; `sessionId` names it (`judge/<hash>/<random>`, unique). */
   open(sessionId: string): Promise<JudgeRoute>;
 }
 
@@ -96,10 +96,14 @@ export function createJudge(options: JudgeOptions): Judge {
   const backoffMs = options.backoffMs ?? 500;
 
   /** The judge's reply text to `messages`, retrying the transport; throws InfrastructureError. */
-  async function post(messages: Message[], sessionId: string): Promise<string> {
+  async function post(messages: Message[], key: string): Promise<string> {
     let last = "";
     for (let attempt = 0; ; attempt++) {
-      const r = await postOnce(messages, sessionId);
+      // each HTTP call its own session: judge/<the content hash's first 16 hex>/<random>
+      const r = await postOnce(
+        messages,
+        `judge/${key.slice(0, 16)}/${randomBytes(4).toString("hex")}`,
+      );
       if (r.ok) return r.text;
       last = r.why;
       if (!r.retryable || attempt >= retries)
@@ -165,9 +169,8 @@ export function createJudge(options: JudgeOptions): Judge {
   /** A reply `question.parse` accepts: asked, then re-asked with the reminder. */
   async function verdictReply<V>(question: JudgeQuestion<V>, key: string): Promise<string> {
     const messages: Message[] = [{ role: "user", content: question.prompt }];
-    const session = `judge/${key.slice(0, 16)}/${randomBytes(3).toString("hex")}`;
     for (let attempt = 0; ; attempt++) {
-      const reply = await post(messages, attempt ? `${session}-${attempt}` : session);
+      const reply = await post(messages, key);
       if (question.parse(reply) !== undefined) return reply;
       if (attempt >= retries)
         throw new InfrastructureError(

@@ -21,6 +21,7 @@ import { evaluator, finalResponse, rollout } from "../sdk/index.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import { type Episode, InfrastructureError, type Task } from "../types/index.js";
 import { judgeGrader, llmEqualityGrader, parseScore, parseVerdict, sharedJudge } from "./judge.js";
+import { createJudge, directEndpoint } from "./judge-client.js";
 
 const task = (data: Record<string, unknown>): Task => ({ id: "q/0", data });
 const capital = task({ question: "What is the capital of France?", answer: "Paris" });
@@ -40,6 +41,48 @@ test("verdict lines: the last one counts, case and markdown ignored; malformed o
   assert.equal(parseScore("SCORE: 11"), undefined);
   assert.equal(parseScore("SCORE: 7.5"), undefined);
   assert.equal(parseScore("SCORE: seven"), undefined);
+});
+
+test("direct endpoint: a refused connection is retried, then an InfrastructureError naming it; 429 waits Retry-After", async () => {
+  const down = createJudge({
+    endpoint: directEndpoint("http://127.0.0.1:9/v1"),
+    model: "j",
+    maxTokens: 16,
+    retries: 2,
+    timeoutSeconds: 5,
+    backoffMs: 1,
+  });
+  await assert.rejects(
+    async () => llmEqualityGrader(down)(capital, "Paris"),
+    (err: Error) =>
+      err instanceof InfrastructureError &&
+      /^judge http:\/\/127\.0\.0\.1:9\/v1 \(model j\): .*ECONNREFUSED.* \(after 3 tries\)$/.test(
+        err.message,
+      ),
+  );
+  const up = await startFakeUpstream({ kind: "openai", respond: () => "VERDICT: CORRECT" });
+  try {
+    const busy = createJudge({
+      endpoint: directEndpoint(`${up.url}/v1`),
+      model: "j",
+      maxTokens: 16,
+      retries: 1,
+      timeoutSeconds: 5,
+      backoffMs: 1,
+    });
+    up.faults.push({ kind: "status", status: 429, headers: { "retry-after": "1" } });
+    const t0 = performance.now();
+    assert.equal((await judgeGrader(busy)(capital, "Paris")).reward, 1);
+    assert.ok(performance.now() - t0 >= 750, "waited about the Retry-After second");
+    up.faults.push({ kind: "status", status: 404, body: { error: { message: "no model j" } } });
+    await assert.rejects(
+      async () => judgeGrader(busy)(capital, "Paris, not retried"),
+      /\(model j\): HTTP 404: .*no model j.*"\}\}$/,
+    );
+    assert.equal(up.faults.length, 0);
+  } finally {
+    await up.close();
+  }
 });
 
 describe("the judge graders through the judge's gateway", () => {
@@ -121,7 +164,7 @@ describe("the judge graders through the judge's gateway", () => {
     const traces = store.queryTraces({}).map((t) => t.trace);
     const mine = traces.filter((t) => t.sessionId.startsWith("judge/"));
     assert.ok(mine.length >= 2, `${traces.length} traces`);
-    assert.match(mine[0]!.sessionId, /^judge\/[0-9a-f]{16}\/[0-9a-f]{6}$/);
+    assert.match(mine[0]!.sessionId, /^judge\/[0-9a-f]{16}\/[0-9a-f]{8}$/);
     assert.ok(mine[0]!.promptIds && mine[0]!.promptIds.length > 0, "prompt token ids traced");
     assert.ok(mine[0]!.choices[0]!.completionIds!.length > 0, "completion token ids traced");
   });
