@@ -44,13 +44,9 @@ export {
 export { cleanAnswerText, lastAnswerLine, lastBoxed, lastTagContent } from "./extract.js";
 export {
   configureJudge,
-  equalityPrompt,
   type JudgeGraderOptions,
   judgeGrader,
-  judgePrompt,
   llmEqualityGrader,
-  parseScore,
-  parseVerdict,
   sharedJudge,
 } from "./judge.js";
 export {

@@ -210,7 +210,7 @@ export function createJudge(options: JudgeOptions): Judge {
 }
 
 /** sha256 over everything that decides the verdict (module header). */
-export function judgeCacheKey(
+function judgeCacheKey(
   model: string,
   templateVersion: string,
   prompt: string,

@@ -31,7 +31,7 @@ import type { EvalOutput, Task } from "../types/index.js";
 import type { Judge, JudgeQuestion } from "./judge-client.js";
 import type { Grader } from "./types.js";
 
-export const MAX_RESPONSE_CHARS = 30_000;
+const MAX_RESPONSE_CHARS = 30_000;
 const REASONING_CHARS = 2_000;
 
 export interface JudgeGraderOptions {
@@ -101,7 +101,7 @@ const EQUALITY_FORMAT =
   "End your reply with two lines: `EXTRACTED: <the response's final answer, or None>` then `VERDICT: CORRECT` or `VERDICT: INCORRECT`.";
 
 /** The judge's prompt for `judge` (reference mode or rubric mode). */
-export function judgePrompt(parts: {
+function judgePrompt(parts: {
   question: string;
   reference?: string | undefined;
   rubric?: string | undefined;
@@ -123,7 +123,7 @@ export function judgePrompt(parts: {
 }
 
 /** The judge's prompt for `llm_equality`. */
-export function equalityPrompt(question: string, reference: string, response: string): string {
+function equalityPrompt(question: string, reference: string, response: string): string {
   return (
     "Decide whether a response's final answer is equivalent to the reference answer of a question. First find the final answer the response commits to (None if it gives none). Then compare it with the reference: it is CORRECT only when it means the same thing (equal values in any notation, the same entity or set of items, numbers within a small rounding margin where the question is numeric); otherwise, or when there is no final answer, it is INCORRECT. Do not solve the question yourself and do not judge the response's reasoning.\n\n" +
     section("Question", question) +
