@@ -379,7 +379,7 @@ describe("the judge graders through the judge's gateway", () => {
   });
 });
 
-test("startup: a judge-graded benchmark without judge.model, stray judge keys, train without a URL", () => {
+test("startup: a judge-graded benchmark without judge.model, stray judge keys, train without a URL", async () => {
   const cfg = (flags: Record<string, unknown>) => loadConfig({ env: {}, flags: { judge: flags } });
   const run = { command: "rllm eval", benchmark: "hle", grader: "llm_equality" } as const;
   assert.throws(
@@ -397,6 +397,15 @@ test("startup: a judge-graded benchmark without judge.model, stray judge keys, t
     /judge\.baseUrl \(--judge-url URL\): rllm train's judge is not its policy/,
   );
   assert.throws(() => cfg({ modle: "j" }), /modle/);
+  const where = { ...run, storePath: ":memory:" };
+  await assert.rejects(
+    startRunJudge(cfg({ model: "j", baseUrl: "http://127.0.0.1:9/v1", kind: "sglang" }), where),
+    /judge\.kind sglang: .*use the server's OpenAI API with judge\.kind openai/,
+  );
+  await assert.rejects(
+    startRunJudge(cfg({ model: "j" }), where),
+    /judge\.baseUrl \(--judge-url URL\): with --gateway there is no model server here/,
+  );
   assert.throws(() => cfg({ baseUrl: "ftp://x" }), /judge\.baseUrl|baseUrl/);
 });
 
