@@ -29,6 +29,7 @@ const capital = task({ question: "What is the capital of France?", answer: "Pari
 test("verdict lines: the last one counts, case and markdown ignored; malformed ones are none", () => {
   assert.equal(parseVerdict("ok\nVERDICT: CORRECT"), "CORRECT");
   assert.equal(parseVerdict("**Verdict:** incorrect."), "INCORRECT");
+  assert.equal(parseVerdict("reasons\r\n## Final verdict: Correct\r\n"), "CORRECT");
   assert.equal(
     parseVerdict("Format: `VERDICT: CORRECT`? no.\nVERDICT: CORRECT\n\nVERDICT: INCORRECT"),
     "INCORRECT",
@@ -38,6 +39,7 @@ test("verdict lines: the last one counts, case and markdown ignored; malformed o
   assert.equal(parseVerdict("It is correct."), undefined);
   assert.equal(parseScore("reasons\nSCORE: 7"), 7);
   assert.equal(parseScore("**Score**: 10/10"), 10);
+  assert.equal(parseScore("Final score = 0"), 0);
   assert.equal(parseScore("SCORE: 11"), undefined);
   assert.equal(parseScore("SCORE: 7.5"), undefined);
   assert.equal(parseScore("SCORE: seven"), undefined);

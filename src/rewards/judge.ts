@@ -11,8 +11,8 @@
  * the judge extracts the response's final answer (`EXTRACTED: ...`, "None" when there is none) and
  * says whether it is equivalent to the reference (`VERDICT: ...`); reward 1/0.
  *
- * Parsing: the LAST verdict line counts (a judge may quote the format while reasoning), case and
- * markdown emphasis (`**VERDICT:** correct`) ignored; a score outside 0-10 or a fraction is no
+ * Parsing: the LAST verdict line counts (a judge may quote the format while reasoning), case,
+ * markdown emphasis (`**VERDICT:** correct`) and a leading "Final" ignored; a score outside 0-10 or a fraction is no
  * verdict. An unparsable reply is re-asked, then an InfrastructureError (never reward 0): the
  * engine marks the episode infraFailed.
  *
@@ -41,8 +41,10 @@ export interface JudgeGraderOptions {
 
 type Verdict = "CORRECT" | "INCORRECT";
 
-const VERDICT_LINE = /^[\s>*_#`-]*verdict[\s*_`]*[:=][\s*_`]*(correct|incorrect)\b[\s*_`.]*$/gim;
-const SCORE_LINE = /^[\s>*_#`-]*score[\s*_`]*[:=][\s*_`]*(\d+)(?:\s*\/\s*10)?[\s*_`.]*$/gim;
+const VERDICT_LINE =
+  /^[\s>*_#`-]*(?:final\s+)?verdict[\s*_`]*[:=][\s*_`]*(correct|incorrect)\b[\s*_`.]*$/gim;
+const SCORE_LINE =
+  /^[\s>*_#`-]*(?:final\s+)?score[\s*_`]*[:=][\s*_`]*(\d+)(?:\s*\/\s*10)?[\s*_`.]*$/gim;
 const EXTRACTED_LINE = /^[\s>*_#`-]*extracted[\s*_`]*[:=][\s*_`]*(.*?)[\s*_`]*$/gim;
 
 function lastMatch(re: RegExp, text: string): RegExpExecArray | undefined {
