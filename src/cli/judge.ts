@@ -5,9 +5,9 @@
  * Its calls go through an in-process gateway of their own whose one upstream is the judge's server
  * (judge.baseUrl, else — rllm eval only — the run's model server, asked for judge.model), with the
  * model pinned to judge.model and no connection retries of its own (the judge client retries).
- * Each call is a session `judge/<hash>/<random>`, closed after the call: the judge's calls are traced
- * (token ids and logprobs when the server is vLLM) in the run's store beside the episodes' and
- * never inside one. The store: the run gateway's own (rllm eval's traces.db) when it is in this
+ * Each HTTP call is a session `judge/<hash>/<random>`, closed after the call: the judge's calls
+ * are traced (token ids and logprobs when the server is vLLM) in the run's store beside the
+ * episodes' and never inside one. The store: the run gateway's own (rllm eval's traces.db) when it is in this
  * process, else OUTPUT/judge-traces.db (rllm eval --gateway URL, rllm train — whose store the
  * trainer opens inside itself).
  *
