@@ -42,6 +42,7 @@ import { agentKey, agentLabel, checkAgentChoice, chooseRollout } from "./agent-c
 import { catalogTable } from "./dataset.js";
 import { EVAL_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer, parseSamplingParams } from "./flags.js";
+import { checkRunJudge, startRunJudge } from "./judge.js";
 import { createLog } from "./log.js";
 import { defaultRunDir, runStamp } from "./run-dir.js";
 
@@ -162,6 +163,8 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
   const _agentCmd = ev.agentCmd;
   checkAgentChoice(ev, ["--agent", "--agent-cmd", "--harness"]);
   const inProcess = inProcessGatewayConfig(config, "rllm eval");
+  const judged = { command: "rllm eval", benchmark: entry.name, grader: entry.grader } as const;
+  checkRunJudge(config, judged);
   const log = createLog();
   // serving a checkpoint in process: --backend NAME, or --checkpoint alone (the configured backend)
   const serving = ev.backend ?? (ev.checkpoint !== undefined ? config.backend.name : undefined);
@@ -252,6 +255,16 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
         { storePath: join(output, "traces.db"), storeSynchronous: inProcess.storeSynchronous },
       );
     }
+    // The judge's calls are traced beside the episodes' (cli/judge.ts).
+    const judge = await startRunJudge(config, {
+      ...judged,
+      model: { baseURL, kind, apiKey },
+      store: gateway instanceof InProcessGateway ? gateway.gateway.store : undefined,
+      storePath: join(output, "judge-traces.db"),
+    }).catch(async (err) => {
+      await gateway.close();
+      throw err;
+    });
 
     // Ctrl-C once: no new rollouts, running ones finish; twice: abort them; three times: exit now.
     const graceful = new AbortController();
@@ -293,6 +306,9 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       evaluator: ev.evaluator ?? `grader:${entry.grader}`,
       tokenizer: config.gateway.tokenizer ?? null,
       checkpoint: served?.dir ?? null,
+      judge: judge
+        ? { model: judge.model, baseURL: config.judge.baseUrl ?? baseURL ?? null }
+        : null,
     };
     log.info(
       `rllm eval ${entry.name}/${split}: ${tasks.length} tasks × ${ev.attempts} attempts, model ${model}, output ${output}`,
@@ -334,6 +350,7 @@ export async function runEvalCommand(benchmarkName: string, config: RllmConfig):
       return summary.total === 0 ? 1 : 0;
     } finally {
       process.off("SIGINT", onSigint);
+      await judge?.close();
       await gateway.close();
     }
   }

@@ -104,6 +104,20 @@ const lossKnob =
     },
   });
 
+/** The LLM judge of the judge and llm_equality graders (the config's judge section). */
+const JUDGE_FLAGS = [
+  {
+    flag: "--judge-url <url>",
+    path: "judge.baseUrl",
+    help: "OpenAI-compatible base URL of the LLM judge (judge/llm_equality graders; rllm eval: default the model's own server)",
+  },
+  {
+    flag: "--judge-model <name>",
+    path: "judge.model",
+    help: "the LLM judge's model name (needed by benchmarks graded by judge or llm_equality)",
+  },
+] as const satisfies readonly FlagRow[];
+
 export const TRAIN_FLAGS = [
   { flag: "--backend <name>", path: "backend.name", help: "training backend" },
   {
@@ -242,6 +256,7 @@ export const TRAIN_FLAGS = [
     path: "trainer.resume",
     help: "continue the run in --output from its latest checkpoint",
   },
+  ...JUDGE_FLAGS,
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 
@@ -401,6 +416,7 @@ export const EVAL_FLAGS = [
     flag: "--list",
     help: "print the benchmark catalog (grader, agent, which splits are cached) and exit",
   },
+  ...JUDGE_FLAGS,
   CONFIG,
 ] as const satisfies readonly FlagRow[];
 

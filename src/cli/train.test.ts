@@ -131,6 +131,9 @@ describe("rllm train", () => {
       );
     await fail({ loss: "dpo" }, /algorithm\.loss/);
     await fail({ resume: true }, /--resume needs --output DIR/);
+    // the judge is checked before anything starts: no policy as the judge, no stray judge keys
+    await fail({ judgeModel: "j" }, /judge\.baseUrl \(--judge-url URL\): rllm train's judge/);
+    await fail({ judgeUrl: "http://127.0.0.1:9/v1" }, /judge\.baseUrl: set judge\.model/);
     await fail({ backend: "tinker" }, /backend\.name/);
     await fail(
       { checkpoint: join(dir, "nope"), output: join(dir, "x") },

@@ -27,6 +27,7 @@ import type { Episode, Task } from "../types/index.js";
 import { agentKey, checkAgentChoice, chooseRollout } from "./agent-choice.js";
 import { TRAIN_FLAGS } from "./flag-tables.js";
 import { addFlags, type FlagValues, flagLayer } from "./flags.js";
+import { checkRunJudge, type RunJudge, startRunJudge } from "./judge.js";
 import { createLog } from "./log.js";
 import { defaultRunDir } from "./run-dir.js";
 
@@ -143,6 +144,8 @@ export async function runTrainCommand(
   if (tc.resume && !tc.output)
     throw new ConfigError("--resume needs --output DIR: the run directory to continue");
   const gateway = inProcessGatewayConfig(config, "rllm train");
+  const judged = { command: "rllm train", benchmark: entry.name, grader: entry.grader } as const;
+  checkRunJudge(config, judged);
   const recipe = trainRecipe(entry.name, config);
   const output = resolve(tc.output ?? defaultRunDir("train", entry.name));
 
@@ -216,7 +219,10 @@ export async function runTrainCommand(
   process.on("SIGINT", onSigint);
   // Code graders and tool agents get their sandboxes from the config's section.
   await configureSandboxes(config.sandbox);
+  let judge: RunJudge | undefined;
   try {
+    // The judge's calls are traced in OUTPUT/judge-traces.db (cli/judge.ts).
+    judge = await startRunJudge(config, { ...judged, storePath: join(output, "judge-traces.db") });
     const r = await trainer.train();
     const pct = (x?: number) => (x === undefined ? "–" : `${(x * 100).toFixed(1)}%`);
     io.log(
@@ -229,6 +235,7 @@ export async function runTrainCommand(
     return r;
   } finally {
     process.off("SIGINT", onSigint);
+    await judge?.close();
     await backend.close();
     await closeSharedSandboxes();
   }

@@ -145,6 +145,39 @@ export const EvalConfigSchema = z.strictObject({
   checkpoint: z.string().min(1).optional(),
 });
 
+/**
+ * The LLM judge of the `judge` and `llm_equality` graders (cli/judge.ts wires it; rewards/judge.ts
+ * and judge-client.ts say what it is asked and how it fails). Its calls go through an in-process
+ * gateway of their own, traced in the run's store under sessions `judge/<hash>/<random>`.
+ */
+export const JudgeConfigSchema = z.strictObject({
+  /**
+   * The judge's OpenAI-compatible server (…/v1). Unset: the run's own model server (rllm eval's
+   * --base-url or served checkpoint), asked for `model`; rllm train needs it set.
+   */
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:8000/v1" })
+    .optional(),
+  /** The judge model's name; a benchmark graded by a judge needs it. */
+  model: z.string().min(1).optional(),
+  /** Sent to the judge's server (unset with baseUrl unset: the run's model.apiKey). */
+  apiKey: z
+    .string()
+    .regex(/^[^\r\n]*$/, "must be one line: a line break would end the header it is sent in")
+    .optional(),
+  /** The judge server's kind (unset: openai for a baseUrl, else the run's model.kind). */
+  kind: UpstreamKindSchema.optional(),
+  /** max_tokens of each judge call (its reasoning and verdict). */
+  maxTokens: z.number().int().positive().default(2048),
+  /** Retries of a failed call (connection, timeout, 429, 5xx) and of an unparsable verdict. */
+  retries: z.number().int().min(0).max(10).default(3),
+  /** Each judge call is abandoned after this long. */
+  timeoutSeconds: z.number().positive().default(120),
+  /** Reuse verdicts across runs from $RLLM_HOME/cache/judge.db (false: ask every time). */
+  cache: z.boolean().default(true),
+});
+export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
+
 export const RllmConfigSchema = z.strictObject({
   gateway: GatewayConfigSchema.default(GatewayConfigSchema.parse({})),
   store: StoreConfigSchema.default(StoreConfigSchema.parse({})),
@@ -158,6 +191,8 @@ export const RllmConfigSchema = z.strictObject({
   trainer: TrainerConfigSchema.default(TrainerConfigSchema.parse({})),
   /** Where untrusted code runs (code graders, tool-using agents). */
   sandbox: SandboxConfigSchema.default(SandboxConfigSchema.parse({})),
+  /** The LLM judge of the judge and llm_equality graders. */
+  judge: JudgeConfigSchema.default(JudgeConfigSchema.parse({})),
 });
 export type RllmConfig = z.infer<typeof RllmConfigSchema>;
 export type RllmConfigInput = z.input<typeof RllmConfigSchema>;

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { evaluator, finalResponse, processRollout, rollout } from "../sdk/index.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
-import type { Episode, Task } from "../types/index.js";
+import { type Episode, InfrastructureError, type Task } from "../types/index.js";
 import { rolloutSeed, runRollouts } from "./engine.js";
 import { InProcessGateway } from "./gateway.js";
 
@@ -254,6 +254,53 @@ describe("the rollout engine", () => {
     assert.equal(r2.metrics.infraFailed, 1);
     assert.equal(r2.metrics.retries, 2);
     assert.equal(r2.metrics.meanReward, null);
+  });
+
+  test("an evaluator's InfrastructureError marks the episode infra-failed, unretried; another evaluator error is reward 0", async () => {
+    let agentRuns = 0;
+    const counted = rollout(async (task, config) => {
+      agentRuns++;
+      await openaiAgent.run(task, config);
+    });
+    let judged = 0;
+    const judgeDown = evaluator<Episode>(() => {
+      judged++;
+      throw new InfrastructureError(
+        "judge http://127.0.0.1:9/v1: connection refused after 3 tries",
+      );
+    });
+    const r = await runRollouts(tasks.slice(0, 1), {
+      gateway: gw,
+      rollout: counted,
+      evaluator: judgeDown,
+      model: "m",
+      infraRetries: 2,
+    });
+    const e = r.episodes[0]!;
+    assert.equal(e.infraFailed, true);
+    assert.equal(e.reward, null, "never a reward of 0");
+    assert.match(e.error!, /^evaluator: judge http:\/\/127\.0\.0\.1:9\/v1: connection refused/);
+    assert.equal(e.trajectories.length, 1, "what the agent did is kept");
+    assert.equal(agentRuns, 1, "the agent is not re-run for the evaluator's failure");
+    assert.equal(judged, 1);
+    assert.equal(r.metrics.infraFailed, 1);
+    assert.equal(r.metrics.retries, 0);
+    assert.equal(r.metrics.errors, 0);
+    assert.equal(r.metrics.meanReward, null);
+
+    const buggy = evaluator<Episode>(() => {
+      throw new Error("grader bug");
+    });
+    const r2 = await runRollouts(tasks.slice(0, 1), {
+      gateway: gw,
+      rollout: openaiAgent,
+      evaluator: buggy,
+      model: "m",
+    });
+    assert.equal(r2.episodes[0]!.infraFailed, false);
+    assert.equal(r2.episodes[0]!.reward, 0);
+    assert.equal(r2.episodes[0]!.terminationReason, "error");
+    assert.match(r2.episodes[0]!.error!, /evaluator failed: grader bug/);
   });
 
   test("cancellation stops new rollouts and keeps every finished one", async () => {

@@ -9,6 +9,11 @@
  * - infrastructure (the gateway or upstream failed, a connection was lost): retried up to
  *   `infraRetries` times with a fresh session; if it still fails the episode is `infraFailed` —
  *   excluded from scores and training, counted in metrics, never a silent zero;
+ * - the evaluator failed for the infrastructure's reasons (an `InfrastructureError` — an LLM judge
+ *   unreachable or never giving a parsable verdict — or any error `isInfraError` recognises): the
+ *   episode is `infraFailed` with no reward and error "evaluator: ...", and it is NOT retried:
+ *   re-running the agent would not mend the judge, which already retried its own calls (any other
+ *   evaluator error is termination `error`, reward 0, as a failed task);
  * - the agent threw: termination `error` (reward 0: the agent failed the task);
  * - the agent ran past `timeoutMs`: termination `timeout` (what it did so far is still evaluated).
  *
@@ -19,7 +24,14 @@ import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { rolloutSeed } from "../random.js";
 import type { Evaluator, NormalizedResult, Rollout, RolloutConfig } from "../sdk/index.js";
-import type { Episode, SamplingParams, Task, TraceRecord, Trajectory } from "../types/index.js";
+import {
+  type Episode,
+  InfrastructureError,
+  type SamplingParams,
+  type Task,
+  type TraceRecord,
+  type Trajectory,
+} from "../types/index.js";
 import {
   buildTrajectories,
   TraceJoinError,
@@ -95,7 +107,7 @@ interface Work {
 /** An error that says the infrastructure, not the agent, failed. */
 export function isInfraError(err: unknown): boolean {
   for (let e: unknown = err, i = 0; e instanceof Error && i < 4; i++) {
-    if (e instanceof GatewayUnavailableError) return true;
+    if (e instanceof GatewayUnavailableError || e instanceof InfrastructureError) return true;
     const name = e.name;
     if (name === "APIConnectionError" || name === "APIConnectionTimeoutError") return true;
     const status = (e as { status?: unknown }).status;
@@ -198,6 +210,9 @@ export async function runRollouts(tasks: Task[], options: EngineOptions): Promis
   };
 }
 
+/** Infra-failed episodes that a retry would not mend (the evaluator's infrastructure failed). */
+const notRetried = new WeakSet<Episode>();
+
 async function runOne(
   w: Work,
   runId: string,
@@ -207,7 +222,8 @@ async function runOne(
   const retries = options.infraRetries ?? 2;
   for (let retry = 0; ; retry++) {
     const out = await attemptOnce(w, runId, retry, options);
-    if (!out.infraFailed || retry >= retries || options.hardSignal?.aborted) return out;
+    if (!out.infraFailed || notRetried.has(out) || retry >= retries || options.hardSignal?.aborted)
+      return out;
     metrics.retries++;
   }
 }
@@ -397,6 +413,16 @@ async function attemptOnce(
       };
     } catch (err) {
       timings.evaluatorMs = performance.now() - t;
+      if (isInfraError(err)) {
+        const ep = finish({
+          ...ended,
+          infraFailed: true,
+          reward: null,
+          error: `evaluator: ${(err as Error).message}`,
+        });
+        notRetried.add(ep);
+        return ep;
+      }
       return finish({
         ...ended,
         terminationReason: "error",

@@ -14,6 +14,8 @@ test("the registry holds every built-in grader", () => {
     "chrf",
     "bfcl",
     "ifbench",
+    "judge",
+    "llm_equality",
   ];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
@@ -29,7 +31,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl, ifbench.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl, ifbench, judge, llm_equality.',
       ),
   );
 });

@@ -10,6 +10,7 @@ import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
 import { instructionGrader } from "./instructions/grader.js";
 import { IFBENCH_REGISTRY } from "./instructions/ifbench/index.js";
+import { judgeGrader, llmEqualityGrader, sharedJudge } from "./judge.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
@@ -53,6 +54,24 @@ export {
   parseCountdownEquation,
 } from "./countdown.js";
 export { cleanAnswerText, lastAnswerLine, lastBoxed, lastTagContent } from "./extract.js";
+export {
+  configureJudge,
+  type JudgeGraderOptions,
+  judgeGrader,
+  llmEqualityGrader,
+  sharedJudge,
+} from "./judge.js";
+export {
+  createJudge,
+  directEndpoint,
+  type Judge,
+  type JudgeAnswer,
+  type JudgeCache,
+  type JudgeEndpoint,
+  type JudgeOptions,
+  type JudgeQuestion,
+  type JudgeRoute,
+} from "./judge-client.js";
 export { evaluateLatex, type LatexValue, latexValuesEqual } from "./latex-eval.js";
 export {
   extractMathAnswer,
@@ -82,13 +101,19 @@ export type GraderName =
   | "code"
   | "chrf"
   | "bfcl"
-  | "ifbench";
+  | "ifbench"
+  | "judge"
+  | "llm_equality";
+
+/** The graders that ask an LLM judge (the run must configure one: the config's judge section). */
+export const JUDGE_GRADERS: readonly GraderName[] = ["judge", "llm_equality"];
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
  * programs in the process's shared sandbox pool (sandbox/shared.ts: configureSandboxes picks the
  * backend; the pool starts on the first grade). `ifbench` checks IFBench's 58 instructions
- * (instructions/ifbench/).
+ * (instructions/ifbench/); `judge` and `llm_equality` ask the process's configured judge (judge.ts:
+ * configureJudge, which rllm eval/train call from the judge section).
  */
 export const graders: Record<GraderName, Grader> = {
   math: mathGrader,
@@ -100,6 +125,8 @@ export const graders: Record<GraderName, Grader> = {
   chrf: chrfGrader(),
   bfcl: bfclGrader(),
   ifbench: instructionGrader("ifbench", IFBENCH_REGISTRY),
+  judge: judgeGrader(sharedJudge),
+  llm_equality: llmEqualityGrader(sharedJudge),
 };
 
 /** Every built-in grader name, in registry order. */

@@ -1,0 +1,248 @@
+/**
+ * Graders scored by an LLM judge (judge-client.ts makes the calls, retries and caches them).
+ *
+ * `judge` — reads `data.question`, `data.answer` (the reference; optional when a rubric is given)
+ * and `data.rubric` (optional). Two modes, by what the task gives:
+ * - no rubric: is the response a correct answer to the question, given the reference? The judge
+ *   ends its reply with `VERDICT: CORRECT` or `VERDICT: INCORRECT`; reward 1 or 0.
+ * - a rubric (with or without a reference): how well the response meets it, 0-10. The judge ends
+ *   with `SCORE: N`; reward N/10, correct when N ≥ `passScore` (default 7).
+ * `llm_equality` — reads `data.question` and `data.answer`; for free-form answers (HLE, AA-LCR):
+ * the judge extracts the response's final answer (`EXTRACTED: ...`, "None" when there is none) and
+ * says whether it is equivalent to the reference (`VERDICT: ...`); reward 1/0.
+ *
+ * Parsing: the LAST verdict line counts (a judge may quote the format while reasoning), case,
+ * markdown emphasis (`**VERDICT:** correct`) and a leading "Final" ignored; a score outside 0-10 or a fraction is no
+ * verdict. An unparsable reply is re-asked, then an InfrastructureError (never reward 0): the
+ * engine marks the episode infraFailed.
+ *
+ * Model output never throws: an empty response is reward 0 without a call; a response longer
+ * than MAX_RESPONSE_CHARS is cut to its end (where the final answer is), the cut said in the
+ * prompt. A task without the fields a mode needs is an error naming the field.
+ *
+ * Metadata: the verdict (`verdict` or `score`; `extracted` for llm_equality), the judge's
+ * reasoning (its reply without the verdict lines, cut to 2,000 characters), `judgeModel`, and
+ * `cached` (whether the verdict came from the cache).
+ *
+ * The prompts are our own; their templates carry a version, part of the cache key: change a
+ * template and bump its version.
+ */
+import type { EvalOutput, Task } from "../types/index.js";
+import type { Judge, JudgeQuestion } from "./judge-client.js";
+import type { Grader } from "./types.js";
+
+const MAX_RESPONSE_CHARS = 30_000;
+const REASONING_CHARS = 2_000;
+
+export interface JudgeGraderOptions {
+  /** Rubric mode: the least score (0-10) that counts as correct. Default 7. */
+  passScore?: number;
+}
+
+type Verdict = "CORRECT" | "INCORRECT";
+
+const VERDICT_LINE =
+  /^[\s>*_#`-]*(?:final\s+)?verdict[\s*_`]*[:=][\s*_`]*(correct|incorrect)\b[\s*_`.]*$/gim;
+const SCORE_LINE =
+  /^[\s>*_#`-]*(?:final\s+)?score[\s*_`]*[:=][\s*_`]*(\d+)(?:\s*\/\s*10)?[\s*_`.]*$/gim;
+const EXTRACTED_LINE = /^[\s>*_#`-]*extracted[\s*_`]*[:=][\s*_`]*(.*?)[\s*_`]*$/gim;
+
+function lastMatch(re: RegExp, text: string): RegExpExecArray | undefined {
+  let last: RegExpExecArray | undefined;
+  for (const m of text.matchAll(re)) last = m as RegExpExecArray;
+  return last;
+}
+
+export function parseVerdict(reply: string): Verdict | undefined {
+  return lastMatch(VERDICT_LINE, reply)?.[1]?.toUpperCase() as Verdict | undefined;
+}
+
+export function parseScore(reply: string): number | undefined {
+  const m = lastMatch(SCORE_LINE, reply);
+  const n = m ? Number(m[1]) : Number.NaN;
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : undefined;
+}
+
+/** The reply without its verdict lines, cut: the judge's reasoning for metadata. */
+function reasoningOf(reply: string): string {
+  const text = reply
+    .replace(VERDICT_LINE, "")
+    .replace(SCORE_LINE, "")
+    .replace(EXTRACTED_LINE, "")
+    .trim();
+  return text.length > REASONING_CHARS ? `${text.slice(0, REASONING_CHARS)}…` : text;
+}
+
+function requiredText(task: Task, field: string, grader: string): string {
+  const v = task.data[field];
+  if (typeof v === "number") return String(v);
+  if (typeof v !== "string" || v.trim() === "")
+    throw new Error(
+      `task ${task.id}: the ${grader} grader needs data.${field} (a non-empty string), got ${JSON.stringify(v)}`,
+    );
+  return v;
+}
+
+function optionalText(task: Task, field: string, grader: string): string | undefined {
+  return task.data[field] == null ? undefined : requiredText(task, field, grader);
+}
+
+/** The response as the prompt shows it: its end when too long. */
+function shownResponse(response: string): string {
+  if (response.length <= MAX_RESPONSE_CHARS) return response;
+  return `[… the first ${response.length - MAX_RESPONSE_CHARS} characters are cut …]\n${response.slice(-MAX_RESPONSE_CHARS)}`;
+}
+
+const section = (title: string, body: string) => `## ${title}\n\n${body.trim()}\n\n`;
+
+const VERDICT_FORMAT =
+  "End your reply with one line, exactly `VERDICT: CORRECT` or `VERDICT: INCORRECT`.";
+const SCORE_FORMAT =
+  "End your reply with one line, exactly `SCORE: N`, N a whole number from 0 to 10.";
+const EQUALITY_FORMAT =
+  "End your reply with two lines: `EXTRACTED: <the response's final answer, or None>` then `VERDICT: CORRECT` or `VERDICT: INCORRECT`.";
+
+/** The judge's prompt for `judge` (reference mode or rubric mode). */
+function judgePrompt(parts: {
+  question: string;
+  reference?: string | undefined;
+  rubric?: string | undefined;
+  response: string;
+}): string {
+  const intro = parts.rubric
+    ? "You are grading a response against a rubric. Read the question, the rubric" +
+      (parts.reference ? ", the reference answer" : "") +
+      " and the response, reason briefly about how well the response meets each point of the rubric, then score it from 0 (meets none of it) to 10 (meets all of it).\n\n"
+    : "You are grading whether a response correctly answers a question. The reference answer is correct; judge the response by whether its answer agrees with the reference in substance (equivalent forms, wording and extra correct detail are fine; a wrong, missing, hedged or contradictory answer is incorrect). Reason briefly, then give your verdict.\n\n";
+  return (
+    intro +
+    section("Question", parts.question) +
+    (parts.reference ? section("Reference answer", parts.reference) : "") +
+    (parts.rubric ? section("Rubric", parts.rubric) : "") +
+    section("Response", shownResponse(parts.response)) +
+    (parts.rubric ? SCORE_FORMAT : VERDICT_FORMAT)
+  );
+}
+
+/** The judge's prompt for `llm_equality`. */
+function equalityPrompt(question: string, reference: string, response: string): string {
+  return (
+    "Decide whether a response's final answer is equivalent to the reference answer of a question. First find the final answer the response commits to (None if it gives none). Then compare it with the reference: it is CORRECT only when it means the same thing (equal values in any notation, the same entity or set of items, numbers within a small rounding margin where the question is numeric); otherwise, or when there is no final answer, it is INCORRECT. Do not solve the question yourself and do not judge the response's reasoning.\n\n" +
+    section("Question", question) +
+    section("Reference answer", reference) +
+    section("Response", shownResponse(response)) +
+    EQUALITY_FORMAT
+  );
+}
+
+const reminder = (format: string) =>
+  `Your reply did not end in the required format. ${format} Give your verdict again.`;
+
+/** Template versions: part of the cache key (bump on any change to a prompt above). */
+const TEMPLATES = {
+  verdict: "judge-verdict/1",
+  score: "judge-score/1",
+  equality: "llm-equality/1",
+};
+
+const empty = (grader: string): EvalOutput => ({
+  reward: 0,
+  isCorrect: false,
+  metadata: { grader, reason: "the response is empty" },
+});
+
+/** The `judge` grader over `judge`. */
+export function judgeGrader(judge: Judge, options: JudgeGraderOptions = {}): Grader {
+  const passScore = options.passScore ?? 7;
+  if (!Number.isInteger(passScore) || passScore < 0 || passScore > 10)
+    throw new Error(`judgeGrader: passScore must be a whole number 0-10, got ${passScore}`);
+  return async (task, response) => {
+    const question = requiredText(task, "question", "judge");
+    const rubric = optionalText(task, "rubric", "judge");
+    const reference = rubric
+      ? optionalText(task, "answer", "judge")
+      : requiredText(task, "answer", "judge (without data.rubric)");
+    if (response.trim() === "") return empty("judge");
+    const prompt = judgePrompt({ question, reference, rubric, response });
+    if (rubric) {
+      const q: JudgeQuestion<number> = {
+        prompt,
+        templateVersion: TEMPLATES.score,
+        parse: parseScore,
+        reminder: reminder(SCORE_FORMAT),
+      };
+      const a = await judge.ask(q);
+      return {
+        reward: a.verdict / 10,
+        isCorrect: a.verdict >= passScore,
+        metadata: { grader: "judge", ...meta(a), score: a.verdict },
+      };
+    }
+    const a = await judge.ask({
+      prompt,
+      templateVersion: TEMPLATES.verdict,
+      parse: parseVerdict,
+      reminder: reminder(VERDICT_FORMAT),
+    });
+    return verdictOutput("judge", a);
+  };
+}
+
+/** The `llm_equality` grader over `judge`. */
+export function llmEqualityGrader(judge: Judge): Grader {
+  return async (task, response) => {
+    const question = requiredText(task, "question", "llm_equality");
+    const reference = requiredText(task, "answer", "llm_equality");
+    if (response.trim() === "") return empty("llm_equality");
+    const a = await judge.ask({
+      prompt: equalityPrompt(question, reference, response),
+      templateVersion: TEMPLATES.equality,
+      parse: parseVerdict,
+      reminder: reminder(EQUALITY_FORMAT),
+    });
+    const extracted = lastMatch(EXTRACTED_LINE, a.reply)?.[1] ?? null;
+    const out = verdictOutput("llm_equality", a);
+    return { ...out, metadata: { ...out.metadata, extracted } };
+  };
+}
+
+function meta(a: { reply: string; model: string; cached: boolean }) {
+  return { reasoning: reasoningOf(a.reply), judgeModel: a.model, cached: a.cached };
+}
+
+function verdictOutput(
+  grader: string,
+  a: { verdict: Verdict; reply: string; model: string; cached: boolean },
+): EvalOutput {
+  const correct = a.verdict === "CORRECT";
+  return {
+    reward: correct ? 1 : 0,
+    isCorrect: correct,
+    metadata: { grader, verdict: a.verdict, ...meta(a) },
+  };
+}
+
+let configured: Judge | undefined;
+
+/**
+ * The judge the built-in `judge` and `llm_equality` graders use: `rllm eval`/`rllm train` set it
+ * from the config's `judge` section (cli/judge.ts) and unset it at the end; a library user calls
+ * it with createJudge(...), or builds judgeGrader(ownJudge) instead.
+ */
+export function configureJudge(judge: Judge | undefined): void {
+  configured = judge;
+}
+
+/** The configured judge; asking it before configureJudge is an error saying how to configure one. */
+export const sharedJudge: Judge = {
+  get model() {
+    return configured?.model ?? "(none configured)";
+  },
+  ask(question) {
+    if (!configured)
+      throw new Error(
+        "no LLM judge is configured: set judge.model (--judge-model NAME) in rllm eval/train, or call configureJudge(createJudge(...))",
+      );
+    return configured.ask(question);
+  },
+};
