@@ -4,7 +4,15 @@ import { closeSharedSandboxes } from "../sandbox/shared.js";
 import { type GraderName, getGrader, graderNames, graders, isGraderName } from "./index.js";
 
 test("the registry holds every built-in grader", () => {
-  const expected: GraderName[] = ["math", "qa_f1", "qa_em", "countdown", "multiple_choice", "code"];
+  const expected: GraderName[] = [
+    "math",
+    "qa_f1",
+    "qa_em",
+    "countdown",
+    "multiple_choice",
+    "code",
+    "ifeval",
+  ];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
     assert.equal(typeof graders[name], "function");
@@ -19,7 +27,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, ifeval.',
       ),
   );
 });

@@ -6,6 +6,8 @@ import { sharedSandboxes } from "../sandbox/shared.js";
 import { multipleChoiceGrader } from "./choice.js";
 import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
+import { instructionGrader } from "./instructions/grader.js";
+import { IFEVAL_REGISTRY } from "./instructions/ifeval/index.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
 import type { Grader } from "./types.js";
@@ -61,7 +63,14 @@ export { Rational } from "./rational.js";
 export type { Grader } from "./types.js";
 
 /** The name a benchmark or config uses for a built-in grader. */
-export type GraderName = "math" | "qa_f1" | "qa_em" | "countdown" | "multiple_choice" | "code";
+export type GraderName =
+  | "math"
+  | "qa_f1"
+  | "qa_em"
+  | "countdown"
+  | "multiple_choice"
+  | "code"
+  | "ifeval";
 
 /**
  * The built-in graders by name. `countdown` here is the 0/1 default (no format score); `code` runs
@@ -75,6 +84,7 @@ export const graders: Record<GraderName, Grader> = {
   countdown: countdownGrader(),
   multiple_choice: multipleChoiceGrader,
   code: codeGrader(sharedSandboxes),
+  ifeval: instructionGrader("ifeval", IFEVAL_REGISTRY),
 };
 
 /** Every built-in grader name, in registry order. */
