@@ -75,3 +75,10 @@ test("ifeval grader: dataset errors name what to fix", async () => {
     /length_constraints:number_words: kwarg "relation" is missing/,
   );
 });
+
+test("ifeval grader: bad kwargs are reported even when the response is blank", async () => {
+  await assert.rejects(
+    async () => grader(task(["length_constraints:number_words"], [{ num_words: 3 }]), "  "),
+    /kwarg "relation" is missing/,
+  );
+});
