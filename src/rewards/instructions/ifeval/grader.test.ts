@@ -82,3 +82,58 @@ test("ifeval grader: bad kwargs are reported even when the response is blank", a
     /kwarg "relation" is missing/,
   );
 });
+
+// The Hub's google/IFEval rows give every instruction every kwarg key, unused ones null.
+const HUB_KEYS = [
+  "num_highlights",
+  "relation",
+  "num_words",
+  "num_placeholders",
+  "prompt_to_repeat",
+  "num_bullets",
+  "section_spliter",
+  "num_sections",
+  "capital_relation",
+  "capital_frequency",
+  "keywords",
+  "num_paragraphs",
+  "language",
+  "let_relation",
+  "letter",
+  "let_frequency",
+  "end_phrase",
+  "forbidden_words",
+  "keyword",
+  "frequency",
+  "num_sentences",
+  "postscript_marker",
+  "first_word",
+  "nth_paragraph",
+];
+const hub = (kwargs: Record<string, unknown>) => ({
+  ...Object.fromEntries(HUB_KEYS.map((k) => [k, null])),
+  ...kwargs,
+});
+
+test("ifeval grader on real IFEval rows in the Hub's kwargs shape", async () => {
+  // key 1122: lower case, and "#" at least 4 times.
+  const row1122 = task(
+    ["change_case:english_lowercase", "keywords:letter_frequency"],
+    [hub({}), hub({ let_relation: "at least", letter: "#", let_frequency: 4 })],
+  );
+  const tweet =
+    "vote for fun this weekend and tell your friends about it #vote #fun #weekend #friends";
+  assert.equal((await grader(row1122, tweet)).reward, 1);
+  assert.equal((await grader(row1122, tweet.replace("#friends", "friends"))).reward, 0);
+  // key 1012: repeat the request, then a <<title>>.
+  const request =
+    "Write an email to my boss telling him that I am quitting. The email must contain a title wrapped in double angular brackets, i.e. <<title>>.";
+  const row1012 = task(
+    ["combination:repeat_prompt", "detectable_format:title"],
+    [hub({ prompt_to_repeat: request }), hub({})],
+  );
+  const email = `${request}\n\n<<Moving On>>\n\nDear boss, I am writing to let you know I am quitting.`;
+  assert.equal((await grader(row1012, email)).reward, 1);
+  const out = await grader(row1012, `Sure!\n${email}`);
+  assert.deepEqual(out.signals, { promptStrict: 0, promptLoose: 1, instStrict: 0.5, instLoose: 1 });
+});
