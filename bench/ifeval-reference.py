@@ -53,6 +53,8 @@ FRAGMENTS = [
     "Hello -- world.", "Q: what? A: that.", "Prof. X said so; it was final.", "i think so. maybe not.",
     "Un café, s'il vous plaît.", "rea!lly odd", "Haha, that's funny.", "wow", "WOW", "A B C D.",
     "नमस्ते दुनिया", "x{x}x?", "xx/x. xx|x.", "“Curly quotes.” Then more.", "It was 3–4 days — long.",
+    "<<a>> b <<c>>", "<<<x>>>", "<<open", "close>>", "[a [b] c]", "[unclosed", "*", "*\n", "-", "\t* tab bullet",
+    "\r\n* crlf bullet", "Dr.      spaced out.", "x\x85y", "\x1c* odd space",
 ]
 SEPARATORS = [" ", " ", " ", "\n", "\n\n", "\n* * *\n", " *** ", "\n***\n", "\n******\n", "  \n"]
 RELATIONS = ["less than", "at least"]

@@ -21,12 +21,21 @@ import { punktSentences } from "./punkt.js";
 
 const PY_SPACE =
   "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+const PY_SPACE_CHAR = new RegExp(`[${PY_SPACE}]`);
 const PY_SPLIT = new RegExp(`[${PY_SPACE}]+`);
 
-/** Python's `s.strip()`. */
+/** Python's `ch.isspace()` for one character. */
+export function pyIsSpace(ch: string): boolean {
+  return PY_SPACE_CHAR.test(ch);
+}
+
+/** Python's `s.strip()`. (A scan: a `\s+$` regex is quadratic on a long inner run of spaces.) */
 export function pyStrip(s: string): string {
-  return s.replace(PY_STRIP, "");
+  let start = 0;
+  let end = s.length;
+  while (start < end && pyIsSpace(s[start]!)) start++;
+  while (end > start && pyIsSpace(s[end - 1]!)) end--;
+  return s.slice(start, end);
 }
 
 /** Python's `s.split()` (runs of white space, no empty pieces). */
@@ -80,7 +89,9 @@ const STARTING_QUOTES: Rule[] = [
   [new RegExp(`(')(?!re|ve|ll|m|t|s|d|n)(${W})(?!${W})`, "giu"), "$1 $2"],
 ];
 const PUNCTUATION: Rule[] = [
-  [new RegExp(`([^.])(\\.)([${Q_CLOSE}]*)\\s*$`, "u"), "$1 $2 $3 "],
+  // (?=(X*))\3 is X*+ (possessive, as nltk 3.10 writes it; the same splits): a long run of
+  // spaces after a period would otherwise be retried at every length.
+  [new RegExp(`([^.])(\\.)(?=([${Q_CLOSE}]*))\\3\\s*$`, "u"), "$1 $2 $3 "],
   [/([:,])([^\d])/gu, " $1 $2"],
   [/([:,])$/u, " $1 "],
   [/\.{2,}/gu, " $& "],

@@ -14,16 +14,49 @@
  * - Title: some `<<...>>` on one line with something other than white space inside.
  */
 import { instruction } from "../args.js";
-import { pyStrip } from "../text.js";
+import { pyIsSpace, pyStrip } from "../text.js";
 
 export const numberBulletLists = instruction(
   "detectable_format:number_bullet_lists",
   (response, a) => {
-    const stars = response.match(/^\s*\*[^*].*$/gmu)?.length ?? 0;
-    const dashes = response.match(/^\s*-.*$/gmu)?.length ?? 0;
+    const isStar = (t: string, q: number) => t[q] === "*" && q + 1 < t.length && t[q + 1] !== "*";
+    const stars = countLineStarts(response, isStar);
+    const dashes = countLineStarts(response, (t, q) => t[q] === "-");
     return stars + dashes === a.count("num_bullets");
   },
 );
+
+/**
+ * The matches Python's `re.findall(r"^\s*X.*$", text, re.MULTILINE)` finds, for a bullet X that
+ * `isBullet(text, q)` recognises at q: from a line start, white space (which may cross lines), the
+ * bullet, then the rest of its line; the next match is looked for after it. A scan, since the
+ * regex is quadratic on long runs of blank lines: every line start in a run of white space reaches
+ * the same first non-space character, so a failed run is skipped whole.
+ */
+function countLineStarts(text: string, isBullet: (text: string, q: number) => boolean): number {
+  let count = 0;
+  let pos = 0;
+  while (pos <= text.length) {
+    let lineStart = pos;
+    if (pos !== 0 && text[pos - 1] !== "\n") {
+      const newline = text.indexOf("\n", pos);
+      if (newline < 0) break;
+      lineStart = newline + 1;
+    }
+    let q = lineStart;
+    while (q < text.length && pyIsSpace(text[q]!)) q++;
+    if (q < text.length && isBullet(text, q)) {
+      count++;
+      // The bullet (a star takes the character after it too, even a newline), then its line.
+      let end = text[q] === "*" ? q + 2 : q + 1;
+      while (end < text.length && text[end] !== "\n") end++;
+      pos = end;
+    } else {
+      pos = q + 1;
+    }
+  }
+  return count;
+}
 
 const ANSWER_OPTIONS = ["My answer is yes.", "My answer is no.", "My answer is maybe."];
 
@@ -70,8 +103,20 @@ export const jsonFormat = instruction("detectable_format:json_format", (response
   }
 });
 
+/**
+ * `<<[^\n]+>>` matches, on each line, from the first "<<" to the last ">>" that leaves a character
+ * between them (it is greedy), and nothing after that; found by index here, as the regex is
+ * quadratic on a line of many "<<".
+ */
 export const title = instruction("detectable_format:title", (response) =>
-  (response.match(/<<[^\n]+>>/gu) ?? []).some(
-    (t) => pyStrip(t.replace(/^<+/u, "").replace(/>+$/u, "")) !== "",
-  ),
+  response.split("\n").some((line) => {
+    const open = line.indexOf("<<");
+    const close = line.lastIndexOf(">>");
+    if (open < 0 || close < open + 3) return false;
+    const inner = line
+      .slice(open, close + 2)
+      .replace(/^<+/u, "")
+      .replace(/>+$/u, "");
+    return pyStrip(inner) !== "";
+  }),
 );

@@ -523,3 +523,21 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   "startend:end_checker": { end_phrase: "a" },
   "change_case:capital_word_frequency": { capital_frequency: 1, capital_relation: "at least" },
 };
+
+test("no checker is quadratic on pathological responses (each of 40k characters)", () => {
+  const inputs = [
+    `a${" ".repeat(40000)}.`,
+    `Dr.${" ".repeat(40000)}x`,
+    `${"*".repeat(20000)}x${"\n".repeat(20000)}`,
+    "<<".repeat(20000),
+    "[".repeat(40000),
+    ". ".repeat(20000),
+    "\n".repeat(40000),
+  ];
+  const t0 = performance.now();
+  for (const text of inputs) {
+    for (const [id, checker] of IFEVAL_REGISTRY) checker.check(text, SAMPLE_ARGS[id] ?? {}, "");
+  }
+  // Linear work is well under a second here; the quadratic regexes these replace took minutes.
+  assert.ok(performance.now() - t0 < 10_000, `took ${performance.now() - t0} ms`);
+});
