@@ -13,6 +13,8 @@
  * fragments it mixed up 4 (fr/en, ru/mk, ur/fa, pl/hr) where langdetect got 29 right, so short
  * responses are where the two disagree.
  *
+ * franc reads the first 2,048 characters of a text (fixed in franc), langdetect the first 10,000:
+ * a response that changes language after that is judged by its beginning.
  * Deterministic. Text with nothing to detect (no letters) is `undefined`; the reference counts such
  * a response as following the instruction, and so do the checkers.
  */
