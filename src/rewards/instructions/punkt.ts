@@ -142,7 +142,7 @@ function lastWhitespaceIndex(text: string): number {
 }
 
 interface Candidate {
-  /** Index of the end mark and the index after it. */
+  /** The index just after the end mark (where the sentence would end). */
   end: number;
   /** Where the next sentence would start. */
   nextStart: number;

@@ -76,8 +76,8 @@ export function compareCount(actual: number, relation: Relation, threshold: numb
   return relation === "less than" ? actual < threshold : actual >= threshold;
 }
 
-// NLTKWordTokenizer's rules, in its order (destructive.py). `W` is Python's `\w`, `NW` its
-// complement; `\b` next to a word character becomes a look-around on W.
+// NLTKWordTokenizer's rules, in its order (destructive.py). `W` is Python's `\w`; `\b` next to a
+// word character becomes a look-around on W.
 const W = PY_WORD_CHAR;
 const Q_CLOSE = "\\]\\)}>\"'»”’ ";
 type Rule = readonly [RegExp, string];
