@@ -16,6 +16,7 @@ test("the registry holds every built-in grader", () => {
     "ifbench",
     "judge",
     "llm_equality",
+    "ifeval",
   ];
   assert.deepEqual(graderNames, expected);
   for (const name of expected) {
@@ -31,7 +32,7 @@ test("getGrader names the known graders when the name is unknown", () => {
     () => getGrader("maths"),
     (e: Error) =>
       e.message.startsWith(
-        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl, ifbench, judge, llm_equality.',
+        'Unknown grader "maths". Known graders: math, qa_f1, qa_em, countdown, multiple_choice, code, chrf, bfcl, ifbench, judge, llm_equality, ifeval.',
       ),
   );
 });

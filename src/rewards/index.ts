@@ -10,6 +10,7 @@ import { codeGrader } from "./code.js";
 import { countdownGrader } from "./countdown.js";
 import { instructionGrader } from "./instructions/grader.js";
 import { IFBENCH_REGISTRY } from "./instructions/ifbench/index.js";
+import { IFEVAL_REGISTRY } from "./instructions/ifeval/index.js";
 import { judgeGrader, llmEqualityGrader, sharedJudge } from "./judge.js";
 import { mathGrader } from "./math.js";
 import { qaEmGrader, qaF1Grader } from "./qa.js";
@@ -103,7 +104,8 @@ export type GraderName =
   | "bfcl"
   | "ifbench"
   | "judge"
-  | "llm_equality";
+  | "llm_equality"
+  | "ifeval";
 
 /** The graders that ask an LLM judge (the run must configure one: the config's judge section). */
 export const JUDGE_GRADERS: readonly GraderName[] = ["judge", "llm_equality"];
@@ -127,6 +129,7 @@ export const graders: Record<GraderName, Grader> = {
   ifbench: instructionGrader("ifbench", IFBENCH_REGISTRY),
   judge: judgeGrader(sharedJudge),
   llm_equality: llmEqualityGrader(sharedJudge),
+  ifeval: instructionGrader("ifeval", IFEVAL_REGISTRY),
 };
 
 /** Every built-in grader name, in registry order. */

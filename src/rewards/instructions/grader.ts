@@ -6,11 +6,13 @@
  *
  * Dataset errors (thrown): `data.instructionIds` not a non-empty string array, `data.kwargs` not an
  * array of objects of the same length, an id the registry does not know, kwargs a checker cannot
- * use. The response is never a reason to throw.
+ * use (found even when the response is blank). The response is never a reason to throw. A blank
+ * response (Python's `str.strip()` white space) follows nothing, as in the reference.
  */
 import type { EvalOutput, Task } from "../../types/index.js";
 import type { Grader } from "../types.js";
 import { looseVariants } from "./loose.js";
+import { pyStrip } from "./text.js";
 import type { InstructionRegistry } from "./types.js";
 
 interface Instruction {
@@ -57,7 +59,8 @@ export function instructionGrader(benchmark: string, registry: InstructionRegist
     const variants = looseVariants(response);
     const results = instructions.map(({ id, args }) => {
       const checker = registry.get(id)!;
-      const strict = response.trim() !== "" && checker.check(response, args, prompt);
+      // Checked even when blank, so that kwargs it cannot use are reported whatever the response.
+      const strict = checker.check(response, args, prompt) && pyStrip(response) !== "";
       const loose = strict || variants.some((v) => checker.check(v, args, prompt));
       return { id, strict, loose };
     });

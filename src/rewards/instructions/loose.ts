@@ -4,14 +4,16 @@
  * response itself, without its first line, without its last line, without both, and each of those
  * four with every `*` removed (markdown emphasis). Empty variants (after trimming) never count. The
  * variants are trimmed of surrounding white space, except the response itself, as in the reference.
- * IFBench uses the same rule.
+ * IFBench uses the same rule. Trimming is Python's `str.strip()` (text.ts).
  */
+import { pyStrip } from "./text.js";
+
 export function looseVariants(response: string): string[] {
   const lines = response.split("\n");
-  const withoutFirst = lines.slice(1).join("\n").trim();
-  const withoutLast = lines.slice(0, -1).join("\n").trim();
-  const withoutBoth = lines.slice(1, -1).join("\n").trim();
+  const withoutFirst = pyStrip(lines.slice(1).join("\n"));
+  const withoutLast = pyStrip(lines.slice(0, -1).join("\n"));
+  const withoutBoth = pyStrip(lines.slice(1, -1).join("\n"));
   const noStars = (s: string) => s.replaceAll("*", "");
   const base = [response, withoutFirst, withoutLast, withoutBoth];
-  return [...base, ...base.map(noStars)].filter((v) => v.trim() !== "");
+  return [...base, ...base.map(noStars)].filter((v) => pyStrip(v) !== "");
 }
