@@ -1,0 +1,166 @@
+/**
+ * Rewriting rules for numeric answers and for any answer's presentation. Each family takes a
+ * reference answer and returns every rewriting it can make, each marked equivalent or not BY
+ * CONSTRUCTION: numeric ones by exact arithmetic on the parsed value (numbers.ts), presentation
+ * ones because they change only what surrounds the answer or a LaTeX spelling with one meaning
+ * (`\dfrac` and `\frac`, `\left(` and `(`). A family returns [] for answers it does not cover.
+ */
+import { Rational } from "../../src/rewards/index.js";
+import {
+  decorate,
+  exactDecimal,
+  groupThousands,
+  inNotation,
+  latexFraction,
+  parseNumeric,
+  roundedDecimal,
+  scientific,
+} from "./numbers.js";
+import type { Dataset } from "./references.js";
+
+export interface Gold {
+  answer: string;
+  dataset: Dataset;
+  problem: string;
+}
+
+export interface Rewrite {
+  rule: string;
+  equivalent: boolean;
+  /** The answer as the prediction writes it. */
+  pred: string;
+  /** The whole response, where the rule is about the response; else the standard one. */
+  response?: string;
+}
+
+export type RuleFamily = (gold: Gold) => Rewrite[];
+
+const same = (rule: string, pred: string): Rewrite => ({ rule, equivalent: true, pred });
+const differs = (rule: string, pred: string): Rewrite => ({ rule, equivalent: false, pred });
+
+/** Rewritings of a number: other spellings of its value, and other values. */
+export const numericRules: RuleFamily = (gold) => {
+  const n = parseNumeric(gold.answer);
+  if (!n) return [];
+  const q = n.value;
+  const d = n.decoration;
+  const out: Rewrite[] = [];
+  const plain = inNotation(q, n.notation === "mixed" ? "fraction" : n.notation);
+  const decorated = d.currency || d.degrees || d.percent || d.unit !== "";
+
+  // The same value.
+  if (decorated && !d.percent) out.push(same("drop-decoration", plain));
+  if (n.grouped || n.padded) out.push(same("plain-digits", decorate(plain, d)));
+  if (q.isInteger()) {
+    const abs = q.num < 0n ? -q.num : q.num;
+    if (abs >= 1000n && !n.grouped) {
+      out.push(same("thousands-comma", decorate(groupThousands(q.num), d)));
+      out.push(same("thousands-thin-space", decorate(groupThousands(q.num, "\\,"), d)));
+    }
+    if (!decorated) out.push(same("text-wrapped", `\\text{${plain}}`));
+    out.push(same("trailing-zero-decimal", decorate(`${q.num}.${d.currency ? "00" : "0"}`, d)));
+    if (abs >= 1000n && abs % 1000n === 0n) out.push(same("scientific", scientific(q)!));
+    if (d.degrees) {
+      out.push(same("degree-sign", `${plain}°`));
+      out.push(same("degree-braced", `${plain}^{\\circ}`));
+    }
+    if (gold.dataset.startsWith("aime") && !n.padded && abs < 100n)
+      out.push(same("zero-padded", q.num.toString().padStart(3, "0")));
+    if (gold.dataset === "gsm8k" && gold.problem.includes("$") && !d.currency) {
+      out.push(same("currency-sign", decorate(plain, { ...d, currency: true })));
+      out.push(same("unit-words", `${plain} \\text{ dollars}`));
+    }
+  } else {
+    const decimal = exactDecimal(q);
+    if (n.notation !== "decimal") {
+      out.push(same("slash-fraction", decorate(`${q.num}/${q.den}`, d)));
+      out.push(same("dfrac", decorate(latexFraction(q, "\\dfrac"), d)));
+      out.push(same("unreduced-fraction", decorate(`\\frac{${2n * q.num}}{${2n * q.den}}`, d)));
+      if (q.num < 0n) out.push(same("signed-numerator", decorate(`\\frac{${q.num}}{${q.den}}`, d)));
+      if (decimal !== undefined) out.push(same("fraction-as-decimal", decorate(decimal, d)));
+      if (n.notation === "mixed") out.push(same("mixed-as-improper", decorate(plain, d)));
+    } else {
+      out.push(same("decimal-as-fraction", decorate(latexFraction(q), d)));
+      out.push(same("trailing-zero-decimal", decorate(`${decimal}0`, d)));
+      if (/^-?\./.test(gold.answer.trim()))
+        out.push(same("leading-zero", decorate(decimal!.replace(/^(-?)\./, "$10."), d)));
+      const sci = scientific(q);
+      if (sci && (q.toNumber() < 0.01 || q.toNumber() > 1000)) out.push(same("scientific", sci));
+    }
+  }
+  if (!decorated) out.push(same("variable-prefix", `x = ${gold.answer}`));
+
+  // Another value, in the reference's notation and decoration.
+  const render = (v: Rational) => decorate(inNotation(v, n.notation), d);
+  out.push(differs("off-by-one", render(q.add(Rational.fromInt(1)))));
+  if (q.num !== 0n) {
+    out.push(differs("wrong-sign", render(q.neg())));
+    out.push(differs("scale-x2", render(q.mul(Rational.fromInt(2)))));
+  }
+  if (!q.isInteger()) {
+    out.push(differs("reciprocal", decorate(latexFraction(Rational.of(q.den, q.num)), d)));
+    out.push(
+      differs("other-denominator", decorate(latexFraction(Rational.of(q.num, q.den + 1n)), d)),
+    );
+    const rounded = roundedDecimal(q, 2);
+    if (exactDecimal(q) === undefined && Number(rounded) !== 0)
+      out.push(differs("rounded-decimal", rounded));
+  } else if (q.num >= 10n || q.num <= -10n) {
+    out.push(differs("dropped-digit", decorate((q.num / 10n).toString(), d)));
+  }
+  if (q.isInteger() && (q.num >= 1000n || q.num <= -1000n)) {
+    // `2,125` read with a decimal comma is 2.125: a different number from 2125.
+    const grouped = groupThousands(q.num);
+    const firstComma = grouped.indexOf(",");
+    const asDecimal =
+      grouped.slice(0, firstComma) + "." + grouped.slice(firstComma + 1).replace(/,/g, "");
+    out.push(differs("separator-as-decimal-point", asDecimal));
+  }
+  return out;
+};
+
+/** The standard response around a prediction: the answer boxed at the end of a sentence. */
+export const wrapResponse = (pred: string) => `The final answer is $\\boxed{${pred}}$.`;
+
+/**
+ * The same answer presented as models present it, and spelled with LaTeX synonyms. The last
+ * "non-equivalent" one boxes the reference early and a different answer last: the final box counts.
+ */
+export const presentationRules: RuleFamily = (gold) => {
+  const a = gold.answer;
+  const out: Rewrite[] = [
+    {
+      rule: "response-with-working",
+      equivalent: true,
+      pred: a,
+      response:
+        "We set up the problem and simplify step by step; the intermediate results are $3$ and " +
+        `$\\frac{1}{2}$.\n\nTherefore, the answer is $\\boxed{${a}}$.`,
+    },
+    {
+      rule: "display-math-box",
+      equivalent: true,
+      pred: a,
+      response: `So\n\\[\n\\boxed{${a}}\n\\]`,
+    },
+    { rule: "answer-is-inline", equivalent: true, pred: a, response: `The answer is $${a}$.` },
+  ];
+  if (/\\frac(?![a-zA-Z])/.test(a))
+    out.push(same("frac-to-dfrac", a.replace(/\\frac(?![a-zA-Z])/g, "\\dfrac")));
+  if (/\\dfrac(?![a-zA-Z])/.test(a))
+    out.push(same("dfrac-to-frac", a.replace(/\\dfrac(?![a-zA-Z])/g, "\\frac")));
+  if (/\\left|\\right/.test(a))
+    out.push(same("drop-left-right", a.replace(/\\left|\\right/g, "").replace(/\s+/g, " ")));
+  if (gold.dataset === "math500") out.push(same("displaystyle", `\\displaystyle ${a}`));
+  return out.filter((r) => r.response !== undefined || r.pred !== a);
+};
+
+/** A response that boxes the reference while working and a wrong value as its final answer. */
+export function revisedResponse(gold: string, wrong: string): Rewrite {
+  return {
+    rule: "reference-then-revised",
+    equivalent: false,
+    pred: wrong,
+    response: `At first this looks like $\\boxed{${gold}}$, but that misses a case.\n\nThe final answer is $\\boxed{${wrong}}$.`,
+  };
+}
