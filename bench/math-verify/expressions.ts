@@ -98,6 +98,18 @@ function polynomialRules(expr: string, wrap: (e: string) => string): Rewrite[] {
   out.push(
     differs("scale-x2", wrap(renderPolynomial(terms.map((t) => ({ ...t, coef: 2n * t.coef }))))),
   );
+  const top = terms.findIndex((t) => t.monomial.includes("^"));
+  if (top >= 0) {
+    // `x^{5}` → `x^{6}`: unless x^{6} is already a term (then the sum would not be canonical).
+    const raised = terms[top]!.monomial.replace(/\^\{(\d+)\}/, (_m, k) => `^{${Number(k) + 1}}`);
+    if (!terms.some((t) => t.monomial === raised))
+      out.push(
+        differs(
+          "exponent-changed",
+          wrap(renderPolynomial(terms.map((t, k) => (k === top ? { ...t, monomial: raised } : t)))),
+        ),
+      );
+  }
   if (!complex) {
     const letters = new Set(expr.match(/[a-zA-Z]/g));
     const from = terms[firstVar]!.monomial[0]!;
@@ -219,6 +231,7 @@ function baseRules(answer: string): Rewrite[] {
       braced ? `${digits}_${base}` : `${digits}_{${base}}`,
     ),
     differs("base-digit-changed", `${digits.slice(0, -1)}${changed}_{${base}}`),
+    differs("base-changed", `${digits}_{${Number(base) + 1}}`),
   ];
 }
 

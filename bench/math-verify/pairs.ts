@@ -41,7 +41,8 @@ const FAMILIES: RuleFamily[] = [presentationRules, numericRules, structureRules,
 /** Every rewriting of one reference, deduplicated, before the draw. */
 export function rewritesOf(gold: Gold): Rewrite[] {
   const all = FAMILIES.flatMap((family) => family(gold));
-  const wrong = all.find((r) => !r.equivalent);
+  // The revised answer is a plain wrong value where there is one (not, say, a changed unit).
+  const wrong = all.find((r) => r.rule === "off-by-one") ?? all.find((r) => !r.equivalent);
   if (wrong) all.push(revisedResponse(gold.answer, wrong.pred));
   const seen = new Set<string>();
   return all.filter((r) => {

@@ -38,6 +38,24 @@ export type RuleFamily = (gold: Gold) => Rewrite[];
 const same = (rule: string, pred: string): Rewrite => ({ rule, equivalent: true, pred });
 const differs = (rule: string, pred: string): Rewrite => ({ rule, equivalent: false, pred });
 
+/** The question's last sentence asks for a percentage ("What percent of ...?"). */
+function asksPercent(problem: string): boolean {
+  const last =
+    problem
+      .trim()
+      .split(/(?<=[.!?])\s+/)
+      .at(-1) ?? "";
+  return /\bwhat(?:'s| is)?(?: the)? percent(?:age)?\b|expressed as a percentage/i.test(last);
+}
+
+/** Another unit of the same kind: the same number of it is another quantity. */
+const OTHER_UNIT: Record<string, string> = {
+  cents: "dollars",
+  inches: "feet",
+  cm: "m",
+  degrees: "radians",
+};
+
 /** Rewritings of a number: other spellings of its value, and other values. */
 export const numericRules: RuleFamily = (gold) => {
   const n = parseNumeric(gold.answer);
@@ -69,7 +87,11 @@ export const numericRules: RuleFamily = (gold) => {
     if (gold.dataset === "gsm8k" && gold.problem.includes("$") && !d.currency) {
       out.push(same("currency-sign", decorate(plain, { ...d, currency: true })));
       out.push(same("unit-words", `${plain} \\text{ dollars}`));
+      if (abs >= 1000n) out.push(same("currency-grouped", `\\$${groupThousands(q.num)}`));
     }
+    // GSM8K's "What percentage of ...?" is answered by the number of percent: 25 is 25%.
+    if (gold.dataset === "gsm8k" && asksPercent(gold.problem))
+      out.push(same("percent-sign", `${plain}\\%`));
   } else {
     const decimal = exactDecimal(q);
     if (n.notation !== "decimal") {
@@ -78,7 +100,11 @@ export const numericRules: RuleFamily = (gold) => {
       out.push(same("unreduced-fraction", decorate(`\\frac{${2n * q.num}}{${2n * q.den}}`, d)));
       if (q.num < 0n) out.push(same("signed-numerator", decorate(`\\frac{${q.num}}{${q.den}}`, d)));
       if (decimal !== undefined) out.push(same("fraction-as-decimal", decorate(decimal, d)));
-      if (n.notation === "mixed") out.push(same("mixed-as-improper", decorate(plain, d)));
+      if (n.notation === "mixed") {
+        out.push(same("mixed-as-improper", decorate(plain, d)));
+        const fraction = q.sub(Rational.of(q.num / q.den));
+        out.push(differs("mixed-whole-dropped", decorate(latexFraction(fraction), d)));
+      }
     } else {
       out.push(same("decimal-as-fraction", decorate(latexFraction(q), d)));
       out.push(same("trailing-zero-decimal", decorate(`${decimal}0`, d)));
@@ -89,6 +115,13 @@ export const numericRules: RuleFamily = (gold) => {
     }
   }
   if (!decorated) out.push(same("variable-prefix", `x = ${gold.answer}`));
+
+  const unitWord = /\{\s*([a-z]+)/.exec(d.unit)?.[1];
+  const otherUnit = unitWord === undefined ? undefined : OTHER_UNIT[unitWord];
+  if (otherUnit)
+    out.push(
+      differs("unit-changed", gold.answer.replace(new RegExp(`\\b${unitWord}\\b`), otherUnit)),
+    );
 
   // Another value, in the reference's notation and decoration.
   const render = (v: Rational) => decorate(inNotation(v, n.notation), d);
@@ -144,7 +177,20 @@ export const presentationRules: RuleFamily = (gold) => {
       response: `So\n\\[\n\\boxed{${a}}\n\\]`,
     },
     { rule: "answer-is-inline", equivalent: true, pred: a, response: `The answer is $${a}$.` },
+    {
+      rule: "minerva-final-answer",
+      equivalent: true,
+      pred: a,
+      response: `Final Answer: The final answer is $${a}$. I hope it is correct.`,
+    },
   ];
+  if (gold.dataset === "gsm8k")
+    out.push({
+      rule: "gsm8k-hashes",
+      equivalent: true,
+      pred: a,
+      response: `3 + 4 = 7 apples.\n#### ${a}`,
+    });
   if (/\\frac(?![a-zA-Z])/.test(a))
     out.push(same("frac-to-dfrac", a.replace(/\\frac(?![a-zA-Z])/g, "\\dfrac")));
   if (/\\dfrac(?![a-zA-Z])/.test(a))

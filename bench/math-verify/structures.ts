@@ -143,7 +143,11 @@ function matrixRules(answer: string): Rewrite[] {
     return `\\begin{${env}} ${body} \\end{${env}}`;
   };
   const cells = rows.flat();
-  return [same("bmatrix", render(cells, "bmatrix")), ...itemRules(cells, (xs) => render(xs))];
+  const out = [same("bmatrix", render(cells, "bmatrix")), ...itemRules(cells, (xs) => render(xs))];
+  // A column vector written as a row is another shape, so another answer.
+  if (rows.length > 1 && rows.every((r) => r.length === 1))
+    out.push(differs("matrix-transposed", `\\begin{pmatrix} ${cells.join(" & ")} \\end{pmatrix}`));
+  return out;
 }
 
 /** `x \in [-2,7]`: the membership is not part of the answer. */
