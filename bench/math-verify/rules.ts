@@ -38,14 +38,30 @@ export type RuleFamily = (gold: Gold) => Rewrite[];
 const same = (rule: string, pred: string): Rewrite => ({ rule, equivalent: true, pred });
 const differs = (rule: string, pred: string): Rewrite => ({ rule, equivalent: false, pred });
 
-/** The question's last sentence asks for a percentage ("What percent of ...?"). */
-function asksPercent(problem: string): boolean {
-  const last =
-    problem
+function lastSentence(text: string): string {
+  return (
+    text
       .trim()
       .split(/(?<=[.!?])\s+/)
-      .at(-1) ?? "";
-  return /\bwhat(?:'s| is)?(?: the)? percent(?:age)?\b|expressed as a percentage/i.test(last);
+      .at(-1) ?? ""
+  );
+}
+
+/** The question's last sentence asks for a percentage ("What percent of ...?"). */
+function asksPercent(problem: string): boolean {
+  const percent = /\bwhat(?:'s| is)?(?: the)? percent(?:age)?\b|expressed as a percentage/i;
+  return percent.test(lastSentence(problem));
+}
+
+/**
+ * The question asks for an amount of money in dollars, so `\$18` and `18 dollars` say the same:
+ * its text has `$`, its last sentence is about money and asks neither "how many" nor for cents.
+ */
+function asksMoney(problem: string): boolean {
+  const last = lastSentence(problem);
+  const money =
+    /\b(?:dollars?|money|costs?|spen[dt]|pa(?:y|id)|earn(?:s|ed)?|make|makes|made|profit|save[sd]?|price|worth|revenue|income|budget|sales|sell|charge[sd]?|owes?|tip)\b|\$/i;
+  return problem.includes("$") && money.test(last) && !/\bhow many\b|\bcents?\b/i.test(last);
 }
 
 /** Another unit of the same kind: the same number of it is another quantity. */
@@ -84,7 +100,7 @@ export const numericRules: RuleFamily = (gold) => {
     }
     if (gold.dataset.startsWith("aime") && !n.padded && abs < 100n)
       out.push(same("zero-padded", q.num.toString().padStart(3, "0")));
-    if (gold.dataset === "gsm8k" && gold.problem.includes("$") && !d.currency) {
+    if (gold.dataset === "gsm8k" && asksMoney(gold.problem) && !d.currency) {
       out.push(same("currency-sign", decorate(plain, { ...d, currency: true })));
       out.push(same("unit-words", `${plain} \\text{ dollars}`));
       if (abs >= 1000n) out.push(same("currency-grouped", `\\$${groupThousands(q.num)}`));
