@@ -44,7 +44,7 @@ export function parsePolynomial(s: string): Term[] | undefined {
 }
 
 /** Terms back to text: `6r^{2} - 4r - 24`, with `times` between coefficient and variable. */
-export function renderPolynomial(terms: Term[], times = ""): string {
+function renderPolynomial(terms: Term[], times = ""): string {
   return terms
     .map((t, k) => {
       const abs = t.coef < 0n ? -t.coef : t.coef;

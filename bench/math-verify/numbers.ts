@@ -11,9 +11,9 @@
  */
 import { Rational } from "../../src/rewards/index.js";
 
-export type Notation = "integer" | "decimal" | "fraction" | "mixed";
+type Notation = "integer" | "decimal" | "fraction" | "mixed";
 
-export interface Decoration {
+interface Decoration {
   currency: boolean;
   degrees: boolean;
   percent: boolean;

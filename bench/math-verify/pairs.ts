@@ -1,14 +1,14 @@
 /**
  * The seeded pair generator: every reference answer paired with rewritings of it that are
- * equivalent or not by construction (rules.ts, structures.ts say why each one is). The one place
- * pairs are made; the same seed gives the same pairs, byte for byte.
+ * equivalent or not by construction (rules.ts, structures.ts and expressions.ts say why each one
+ * is). The one place pairs are made; the same seed gives the same pairs, byte for byte.
  *
  * Per reference: every rule that applies proposes a rewriting; duplicates (same response) are
  * dropped; then a seeded draw keeps up to `PER_SIDE[dataset]` equivalent and as many
  * non-equivalent ones, so GSM8K's 1,319 integers do not drown MATH-500's variety. Each response a
  * checker sees is the rule's own (response rules) or `The final answer is $\boxed{pred}$.`
  */
-import { mulberry32, seededPermutation } from "../../src/random.js";
+import { mixSeed, seededPermutation } from "../../src/random.js";
 import { expressionRules } from "./expressions.js";
 import type { Dataset, Reference } from "./references.js";
 import {
@@ -62,24 +62,21 @@ function draw<T>(items: T[], k: number, seed: number): T[] {
     .map((i) => items[i]!);
 }
 
-/** The pairs of every reference, in reference order. */
+/**
+ * The pairs of every reference, in reference order. Reference i draws with seeds
+ * mixSeed(seed, 2i) and mixSeed(seed, 2i + 1), so a rule added for one kind of answer changes only
+ * the pairs of those answers.
+ */
 export function generatePairs(refs: readonly Reference[], seed: number): Pair[] {
-  const rng = mulberry32(seed);
   const pairs: Pair[] = [];
-  for (const ref of refs) {
+  refs.forEach((ref, i) => {
     const rewrites = rewritesOf(ref);
     const k = PER_SIDE[ref.dataset];
+    const equal = rewrites.filter((r) => r.equivalent);
+    const differ = rewrites.filter((r) => !r.equivalent);
     const kept = [
-      ...draw(
-        rewrites.filter((r) => r.equivalent),
-        k,
-        Math.floor(rng() * 2 ** 31),
-      ),
-      ...draw(
-        rewrites.filter((r) => !r.equivalent),
-        k,
-        Math.floor(rng() * 2 ** 31),
-      ),
+      ...draw(equal, k, mixSeed(seed, 2 * i)),
+      ...draw(differ, k, mixSeed(seed, 2 * i + 1)),
     ];
     const ids = new Set<string>();
     for (const r of kept) {
@@ -96,6 +93,6 @@ export function generatePairs(refs: readonly Reference[], seed: number): Pair[] 
         rule: r.rule,
       });
     }
-  }
+  });
   return pairs;
 }

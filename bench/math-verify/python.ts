@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** The pinned reference, with the extra that brings the ANTLR runtime its LaTeX parser needs. */
-export const MATH_VERIFY_REQUIREMENT = "math-verify[antlr4-13-2]==0.9.0";
+const MATH_VERIFY_REQUIREMENT = "math-verify[antlr4-13-2]==0.9.0";
 const VERSION = "0.9.0";
 
 export interface MathVerifyVerdict {

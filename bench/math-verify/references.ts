@@ -12,7 +12,7 @@ import type { Task } from "../../src/types/index.js";
 
 export type Dataset = "math500" | "gsm8k" | "aime_2024" | "aime_2025";
 
-export const DATASETS: readonly Dataset[] = ["math500", "gsm8k", "aime_2024", "aime_2025"];
+const DATASETS: readonly Dataset[] = ["math500", "gsm8k", "aime_2024", "aime_2025"];
 
 export interface Reference {
   /** `<dataset>/<row index>`: stable across runs, so pair ids are too. */

@@ -15,14 +15,14 @@ export interface Graded extends Pair {
   mathVerifyNote?: string;
 }
 
-export interface Tally {
+interface Tally {
   pairs: number;
   correct: number;
   falsePositives: number;
   falseNegatives: number;
 }
 
-export interface Disagreement {
+interface Disagreement {
   id: string;
   rule: string;
   gold: string;

@@ -12,6 +12,7 @@ import {
   groupThousands,
   inNotation,
   latexFraction,
+  type NumericAnswer,
   parseNumeric,
   roundedDecimal,
   scientific,
@@ -75,7 +76,11 @@ const OTHER_UNIT: Record<string, string> = {
 /** Rewritings of a number: other spellings of its value, and other values. */
 export const numericRules: RuleFamily = (gold) => {
   const n = parseNumeric(gold.answer);
-  if (!n) return [];
+  return n ? [...sameValue(gold, n), ...otherValue(gold, n)] : [];
+};
+
+/** Other spellings of the reference's value. */
+function sameValue(gold: Gold, n: NumericAnswer): Rewrite[] {
   const q = n.value;
   const d = n.decoration;
   const out: Rewrite[] = [];
@@ -131,7 +136,14 @@ export const numericRules: RuleFamily = (gold) => {
     }
   }
   if (!decorated) out.push(same("variable-prefix", `x = ${gold.answer}`));
+  return out;
+}
 
+/** Other values (and the same number of another unit), in the reference's notation. */
+function otherValue(gold: Gold, n: NumericAnswer): Rewrite[] {
+  const q = n.value;
+  const d = n.decoration;
+  const out: Rewrite[] = [];
   const unitWord = /\{\s*([a-z]+)/.exec(d.unit)?.[1];
   const otherUnit = unitWord === undefined ? undefined : OTHER_UNIT[unitWord];
   if (otherUnit)
@@ -139,7 +151,6 @@ export const numericRules: RuleFamily = (gold) => {
       differs("unit-changed", gold.answer.replace(new RegExp(`\\b${unitWord}\\b`), otherUnit)),
     );
 
-  // Another value, in the reference's notation and decoration.
   const render = (v: Rational) => decorate(inNotation(v, n.notation), d);
   out.push(differs("off-by-one", render(q.add(Rational.fromInt(1)))));
   if (q.num !== 0n) {
@@ -166,7 +177,7 @@ export const numericRules: RuleFamily = (gold) => {
     out.push(differs("separator-as-decimal-point", asDecimal));
   }
   return out;
-};
+}
 
 /** The standard response around a prediction: the answer boxed at the end of a sentence. */
 export const wrapResponse = (pred: string) => `The final answer is $\\boxed{${pred}}$.`;

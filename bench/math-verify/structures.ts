@@ -15,7 +15,7 @@ const same = (rule: string, pred: string): Rewrite => ({ rule, equivalent: true,
 const differs = (rule: string, pred: string): Rewrite => ({ rule, equivalent: false, pred });
 
 /** Splits at top-level commas (outside (), [], {} and `\{ \}`); items are trimmed. */
-export function splitTopLevel(s: string, separator = ","): string[] {
+function splitTopLevel(s: string, separator = ","): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
