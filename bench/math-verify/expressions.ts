@@ -130,8 +130,26 @@ function equationRules(answer: string): Rewrite[] {
     out.push(same("sides-swapped", `${rhs} = ${lhs}`));
     if (/^-?\d+$/.test(rhs)) out.push(same("assignment-dropped", rhs));
     out.push(...polynomialRules(rhs, (e) => `${lhs} = ${e}`));
+    // `y = 2x + 3` → `y - 2x = 3`: a term moved across, its sign changed.
+    const terms = parsePolynomial(rhs);
+    const moved = terms?.findIndex((t) => t.monomial !== "") ?? -1;
+    if (terms && moved >= 0) {
+      const term = renderPolynomial([{ ...terms[moved]!, coef: -terms[moved]!.coef }]);
+      const rest = terms.filter((_, k) => k !== moved);
+      const left = `${lhs} ${term.startsWith("-") ? `- ${term.slice(1)}` : `+ ${term}`}`;
+      out.push(
+        same("term-moved-across", `${left} = ${rest.length ? renderPolynomial(rest) : "0"}`),
+      );
+    }
   } else if (rhs === "0") {
     out.push(same("sides-swapped", `0 = ${lhs}`));
+    // `5x - 7y + 11z + 4 = 0` → `5x - 7y + 11z = -4`.
+    const terms = parsePolynomial(lhs);
+    const constant = terms?.findIndex((t) => t.monomial === "") ?? -1;
+    if (terms && constant >= 0 && terms.length > 1) {
+      const rest = renderPolynomial(terms.filter((_, k) => k !== constant));
+      out.push(same("term-moved-across", `${rest} = ${-terms[constant]!.coef}`));
+    }
     // `10x - 14y + 22z + 8 = 0` is the same plane as `5x - 7y + 11z + 4 = 0`: not a wrong answer.
     out.push(...polynomialRules(lhs, (e) => `${e} = 0`).filter((r) => r.rule !== "scale-x2"));
   }

@@ -159,6 +159,16 @@ test("tuples keep their order and brackets; sets and asked-for lists do not", ()
     "a scaled equation is the same plane",
   );
   assert.equal(find("y = 2x + 3", "scale-x2")[0]?.pred, "y = 4x + 6");
+  assert.equal(find("y = 2x + 3", "term-moved-across")[0]?.pred, "y - 2x = 3");
+  assert.equal(find("5x - 7y + 11z + 4 = 0", "term-moved-across")[0]?.pred, "5x - 7y + 11z = -4");
+  assert.equal(find("(-1,6)", "tuple-as-set")[0]?.equivalent, false);
+  const solve = "Solve \\[\\frac{1}{x - 5} > 0.\\]";
+  assert.equal(find("(5,\\infty)", "interval-as-inequality", solve)[0]?.pred, "x > 5");
+  assert.equal(
+    find("(-\\infty, 0]", "interval-as-inequality", `${solve} for x`)[0]?.pred,
+    "x \\le 0",
+  );
+  assert.deepEqual(find("(-\\infty, 0]", "interval-as-inequality", "the range of $y=f(x)$"), []);
 });
 
 test("roots, π and ± rewritings", () => {

@@ -95,7 +95,25 @@ function sequenceRules(answer: string): Rewrite[] {
   else if (!items[0]!.includes("\\infty"))
     out.push(differs("bracket-flipped", render(items, open === "(" ? "[" : "(", close)));
   out.push(differs("item-dropped", items.length > 2 ? render(items.slice(0, -1)) : items[0]!));
+  if (open === "(" && close === ")" && !s.includes("\\infty"))
+    out.push(differs("tuple-as-set", `\\{${items.join(", ")}\\}`));
   return out;
+}
+
+/**
+ * A ray `(a, \infty)` as the inequality `x > a` (and `[`, `]` as `\ge`, `\le`): the same set of x,
+ * written so only where the problem solves for x or asks for a domain in x (not for a range).
+ */
+function inequalityRules(answer: string, problem: string): Rewrite[] {
+  const s = answer.replace(/\\left\s*|\\right\s*/g, "").trim();
+  const up = /^([([])\s*([^,]+?)\s*,\s*\\infty\s*\)$/.exec(s);
+  const down = /^\(\s*-\\infty\s*,\s*([^,]+?)\s*([)\]])$/.exec(s);
+  const forX = /\b(?:solve|domain)\b/i.test(problem) && /\bx\b/.test(problem);
+  if (!forX || (!up && !down) || /\\infty/.test((up ?? down)![up ? 2 : 1]!)) return [];
+  const inequality = up
+    ? `x ${up[1] === "(" ? ">" : "\\ge"} ${up[2]}`
+    : `x ${down![2] === ")" ? "<" : "\\le"} ${down![1]}`;
+  return [same("interval-as-inequality", inequality)];
 }
 
 function unionRules(answer: string): Rewrite[] {
@@ -163,6 +181,7 @@ function membershipRules(answer: string): Rewrite[] {
 
 export const structureRules: RuleFamily = (gold) => [
   ...sequenceRules(gold.answer),
+  ...inequalityRules(gold.answer, gold.problem),
   ...unionRules(gold.answer),
   ...unorderedRules(gold),
   ...matrixRules(gold.answer),
