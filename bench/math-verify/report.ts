@@ -35,7 +35,7 @@ interface Disagreement {
 
 export interface Report {
   pairs: number;
-  byDataset: Record<string, number>;
+  byDataset: Record<string, { ours: Tally; mathVerify: Tally; agreement: number }>;
   ours: Tally;
   mathVerify: Tally & { errors: number };
   agreement: number;
@@ -69,10 +69,17 @@ export function buildReport(
   oursMs: number,
   mathVerifyMs: number,
 ): Report {
-  const byDataset: Record<string, number> = {};
+  const byDataset: Report["byDataset"] = {};
+  for (const dataset of new Set(graded.map((g) => g.dataset))) {
+    const part = graded.filter((g) => g.dataset === dataset);
+    byDataset[dataset] = {
+      ours: tally(part, (g) => g.ours),
+      mathVerify: tally(part, mvTrue),
+      agreement: part.filter((g) => g.ours === mvTrue(g)).length / part.length,
+    };
+  }
   const rules = new Map<string, Report["byRule"][number]>();
   for (const g of graded) {
-    byDataset[g.dataset] = (byDataset[g.dataset] ?? 0) + 1;
     const r = rules.get(g.rule) ?? {
       rule: g.rule,
       equivalent: g.equivalent,
@@ -132,15 +139,20 @@ export function formatReport(r: Report): string {
     String(t.falsePositives),
     String(t.falseNegatives),
   ];
-  const datasets = Object.entries(r.byDataset)
-    .map(([d, n]) => `${d} ${n}`)
-    .join(", ");
+  const perDataset = Object.entries(r.byDataset).flatMap(([d, t]) => [
+    row(`  ${d}: ours`, t.ours),
+    row(`  ${d}: Math-Verify (agreement ${(100 * t.agreement).toFixed(2)}%)`, t.mathVerify),
+  ]);
   const lines = [
-    `pairs: ${r.pairs} (${datasets})`,
+    `pairs: ${r.pairs}`,
     "",
     markdownTable(
       ["checker vs truth", "correct", "false positives", "false negatives"],
-      [row("ours (mathAnswersEqual)", r.ours), row("Math-Verify 0.9.0", r.mathVerify)],
+      [
+        row("ours (mathAnswersEqual)", r.ours),
+        row("Math-Verify 0.9.0", r.mathVerify),
+        ...perDataset,
+      ],
     ),
     `Math-Verify errors/timeouts (counted as "differ"): ${r.mathVerify.errors}`,
     `agreement ours vs Math-Verify: ${(100 * r.agreement).toFixed(2)}% ` +
