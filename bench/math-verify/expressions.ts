@@ -4,10 +4,12 @@
  * `\frac{\sqrt{3}}{3}`), multiples of π, `a \pm b`, base-b numerals, text and choice answers.
  * Why each is (non-)equivalent by construction:
  *   - reordering the terms of a sum, factoring out the coefficients' gcd, writing `\cdot` or `*`
- *     for juxtaposition, swapping an equation's sides, `c\sqrt{r}` = `\sqrt{c^2 r}`, `\frac{a}{b}\pi`
- *     = `\frac{a\pi}{b}`: identities, the same expression;
- *   - changing the constant term or a coefficient's sign, dropping a term, doubling, renaming a
- *     variable of the expression, `\sqrt{r+1}`, `\sqrt{cr}` for `c\sqrt{r}` (c > 1), dropping π:
+ *     for juxtaposition, swapping an equation's sides or moving a term across with its sign
+ *     changed, `c\sqrt{r}` = `\sqrt{c^2 r}`, `\frac{a}{b}\pi` = `\frac{a\pi}{b}`: identities, the
+ *     same expression;
+ *   - changing the constant term, a coefficient's sign or an exponent, dropping a term, doubling
+ *     (not a whole `... = 0` equation, which stays the same), renaming a variable of the
+ *     expression, `\sqrt{r+1}`, `\sqrt{cr}` for `c\sqrt{r}` (c > 1), dropping π, another base:
  *     another expression (another value at almost every point);
  *   - `a \pm b` is the two answers `a + b, a - b`; one of them alone is not the answer.
  */

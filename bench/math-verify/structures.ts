@@ -3,7 +3,8 @@
  * solutions, matrices. Why each is (non-)equivalent by construction:
  *   - a tuple or interval keeps its order and brackets: swapping two different items, flipping a
  *     finite end's bracket, changing or dropping an item makes another answer; `\left(`, `\right)`
- *     and an item rewritten by an equivalent numeric rule do not;
+ *     and an item rewritten by an equivalent numeric rule do not; written as a set it is another
+ *     object; a ray `(5, \infty)` is the inequality `x > 5` where x is what the problem solves for;
  *   - a union, a set `\{...\}` and a list the problem asks for "separated by commas" (all roots)
  *     have no order: reversing it is the same answer; dropping or changing an item is not;
  *   - a matrix is its cells in place: `bmatrix` for `pmatrix` is the same, a changed cell is not.
