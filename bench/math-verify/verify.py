@@ -3,7 +3,8 @@
 Reads JSON lines {"id", "gold", "response"} on stdin and writes one JSON line per pair to stdout:
 {"id", "verdict": true | false | "error", "ms", "note"?}. The call is the one Math-Verify's README
 shows: verify(parse("$" + gold + "$"), parse(response)) with the library's defaults (both parses
-with LaTeX and plain-expression extraction, 5 s timeouts, errors logged and read as False).
+with LaTeX and plain-expression extraction, 5 s timeouts, errors logged and read as False; see
+math_verify/parser.py `parse` and math_verify/grader.py `verify` in the 0.9.0 wheel).
 
 "error" marks a pair whose verdict came from a failure rather than a comparison: the gold did not
 parse, or a comparison raised or timed out and none succeeded (the library returns False for these;
