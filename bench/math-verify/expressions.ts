@@ -178,7 +178,17 @@ function rootRules(answer: string): Rewrite[] {
     out.push(differs("coefficient-inside-root", `${sign}\\sqrt{${c * r}}`));
   }
   if (sign === "") out.push(differs("wrong-sign", `-${coef}\\sqrt{${r}}`));
+  const value = (sign ? -1 : 1) * Number(c) * Math.sqrt(Number(r));
+  out.push(differs("root-approximated", approximate(value)));
   return out;
+}
+
+/**
+ * An irrational value rounded to 2 decimals: close, but another number. (A root or a multiple of
+ * π is irrational, so no 2-decimal number equals it.)
+ */
+function approximate(value: number): string {
+  return value.toFixed(2);
 }
 
 /** `\frac{c\sqrt{r}}{d}`. */
@@ -213,6 +223,7 @@ function piRules(answer: string): Rewrite[] {
       same("pi-cdot", `${sign}${c ? `${c} \\cdot ` : ""}\\pi`),
       differs("pi-dropped", `${sign}${k}`),
       differs("pi-coefficient-changed", `${sign}${k + 1n}\\pi`),
+      differs("pi-approximated", approximate((sign ? -1 : 1) * Number(k) * Math.PI)),
     ];
   }
   if (frac) {
@@ -224,6 +235,7 @@ function piRules(answer: string): Rewrite[] {
       differs("pi-dropped", `${sign}\\frac{${k}}{${d}}`),
       differs("other-denominator", `${sign}\\frac{${c}\\pi}{${BigInt(d) + 1n}}`),
       differs("wrong-sign", `${sign === "-" ? "" : "-"}\\frac{${c}\\pi}{${d}}`),
+      differs("pi-approximated", approximate(((sign ? -1 : 1) * Number(k) * Math.PI) / Number(d))),
     ];
   }
   return [];

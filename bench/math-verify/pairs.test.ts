@@ -184,6 +184,13 @@ test("roots, π and ± rewritings", () => {
     "3 + 2 \\sqrt{2}, 3 - 2 \\sqrt{2}",
   );
   assert.equal(find("(a+5)(b+2)", "product-expanded")[0]?.pred, "ab + 2a + 5b + 10");
+  assert.deepEqual(
+    find("12\\pi", "pi-approximated").map((r) => [r.pred, r.equivalent]),
+    [["37.70", false]],
+  );
+  assert.equal(find("-\\sqrt{3}", "root-approximated")[0]?.pred, "-1.73");
+  assert.equal(find("\\frac{7}{2}", "as-mixed-number")[0]?.pred, "3\\frac{1}{2}");
+  assert.equal(find("\\frac{7}{2}", "as-mixed-number-plain-text")[0]?.equivalent, true);
 });
 
 test("pairs are seeded, unique, never identical to the reference when they differ", () => {

@@ -121,6 +121,15 @@ function sameValue(gold: Gold, n: NumericAnswer): Rewrite[] {
       out.push(same("unreduced-fraction", decorate(`\\frac{${2n * q.num}}{${2n * q.den}}`, d)));
       if (q.num < 0n) out.push(same("signed-numerator", decorate(`\\frac{${q.num}}{${q.den}}`, d)));
       if (decimal !== undefined) out.push(same("fraction-as-decimal", decorate(decimal, d)));
+      // MATH's mixed numbers: `3\frac{1}{2}` and `3 1/2` are 7/2.
+      const whole = q.num / q.den;
+      if (q.num > q.den && n.notation === "fraction") {
+        const rest = q.sub(Rational.of(whole));
+        out.push(same("as-mixed-number", decorate(`${whole}\\frac{${rest.num}}{${rest.den}}`, d)));
+        out.push(
+          same("as-mixed-number-plain-text", decorate(`${whole} ${rest.num}/${rest.den}`, d)),
+        );
+      }
       if (n.notation === "mixed") {
         out.push(same("mixed-as-improper", decorate(plain, d)));
         const fraction = q.sub(Rational.of(q.num / q.den));
