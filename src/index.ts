@@ -124,6 +124,7 @@ export {
   lastBoxed,
   lastTagContent,
   type MathAnswerSource,
+  type MathEqualOptions,
   mathAnswersEqual,
   mathGrader,
   multipleChoiceGrader,

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Task } from "../types/index.js";
 import { lastAnswerLine, lastBoxed } from "./extract.js";
-import { evaluateLatex, latexValuesEqual } from "./latex-eval.js";
 import { extractMathAnswer, mathGrader, mathGroundTruth } from "./math.js";
 import { mathAnswersEqual, normalizeMathAnswer } from "./math-equal.js";
 import { Rational } from "./rational.js";
@@ -72,7 +71,8 @@ test("normalizeMathAnswer: one canonical string per spelling", () => {
     ["\\$32,\\!348", "32348"],
     ["\\$18.90", "18.90"],
     ["$\\frac{1}{2}$", "\\frac{1}{2}"],
-    ["50\\%", "50"],
+    ["50\\%", "50\\%"],
+    ["50 percent", "50\\%"],
     ["106^\\circ", "106"],
     ["30^{\\circ}", "30"],
     ["45°", "45"],
@@ -82,8 +82,8 @@ test("normalizeMathAnswer: one canonical string per spelling", () => {
     ["18 dollars", "18"],
     ["\\text{Evelyn}", "Evelyn"],
     ["\\text{(C)}", "C"],
-    ["x = 5", "5"],
-    ["k=2", "2"],
+    ["x = 5", "x=5"],
+    ["a \\le b", "a\\le b"],
     ["x \\in [-2,7]", "[-2,7]"],
     ["4210_{5}", "4210_5"],
     ["5.", "5"],
@@ -138,6 +138,9 @@ test("mathAnswersEqual: the same answer written differently", () => {
     ["\\$32,\\!348", "32,348"],
     ["1{,}000", "1000"],
     ["1\\,000", "1000"],
+    // Math-Verify rounds both sides to 6 decimals when one is a lone decimal number.
+    ["\\sqrt{2}", "1.41421356237"],
+    ["\\pi", "3.14159265358979"],
   ];
   for (const [a, b] of same) {
     assert.ok(mathAnswersEqual(a, b), `${JSON.stringify(a)} should equal ${JSON.stringify(b)}`);
@@ -152,8 +155,8 @@ test("mathAnswersEqual: different answers stay different", () => {
     ["(3,4]", "(3,4)"],
     ["(1,2)", "(2,1)"],
     ["\\frac{1}{3}", "0.3333"],
-    ["\\sqrt{2}", "1.41421356237"],
-    ["\\pi", "3.14159265358979"],
+    ["\\sqrt{2}", "1.4142"],
+    ["\\pi", "3.14"],
     ["2 and 3", "2"],
     ["-2,1", "-2,1,3"],
     ["5", "6"],
@@ -171,29 +174,6 @@ test("mathAnswersEqual: different answers stay different", () => {
       `${JSON.stringify(a)} should differ from ${JSON.stringify(b)}`,
     );
   }
-});
-
-test("evaluateLatex: exact where rational, refuses variables and units", () => {
-  const exact = (s: string) => evaluateLatex(s)?.exact?.toString();
-  assert.equal(exact("\\frac{3}{4}"), "3/4");
-  assert.equal(exact("1\\frac{4}{5}"), "9/5");
-  assert.equal(exact("-1\\frac{1}{2}"), "-3/2");
-  assert.equal(exact("2^{-2}"), "1/4");
-  assert.equal(exact("-2^2"), "-4");
-  assert.equal(exact("\\sqrt{\\frac{9}{4}}"), "3/2");
-  assert.equal(exact("8^{1/3}"), "2");
-  assert.equal(exact("(1+2)(3)"), "9");
-  assert.equal(exact("0.1+0.2"), "3/10");
-  assert.equal(evaluateLatex("\\sqrt{2}")?.exact, undefined);
-  assert.ok(Math.abs((evaluateLatex("\\sqrt{2}")?.approx ?? 0) - Math.SQRT2) < 1e-15);
-  for (const refused of ["x+1", "2k", "\\infty", "1,2", "\\frac{1}{0}", "\\sqrt{-4}", "", "3!"]) {
-    assert.equal(evaluateLatex(refused), undefined, refused);
-  }
-  // Huge powers do not hang: past the exact budget they overflow to a refusal.
-  assert.equal(evaluateLatex("9^{9^{9}}"), undefined);
-  const a = evaluateLatex("2\\sqrt{5}")!;
-  const b = evaluateLatex("\\sqrt{20}")!;
-  assert.ok(latexValuesEqual(a, b));
 });
 
 test("Rational: exact arithmetic and decimal parsing", () => {

@@ -1,27 +1,99 @@
 /**
  * The `math` grader: GSM8K, MATH/MATH-500, AIME and any task whose `data.answer` is a final answer.
  * Reward 1 when the response's final answer equals the ground truth under math-equal.ts, else 0.
+ *
+ * Where the final answer is found mirrors Math-Verify's `parse` (src/math_verify/parser.py): the
+ * last `\boxed{}` (with the boxes just before it when only a separator stands between them:
+ * `\boxed{1} and \boxed{2}` is the list `1,2`), else the last answer cue (`The answer is X`,
+ * `Final answer: X`, `#### X`), else whichever ends last of the last LaTeX math span (`$...$`,
+ * `$$...$$`, `\[...\]`, `\(...\)`) and the last plain number (`1,080`, `-3.5`, `3/4`, `40%`).
  */
 import type { Task } from "../types/index.js";
-import { lastAnswerLine, lastBoxed } from "./extract.js";
-import { mathAnswersEqual } from "./math-equal.js";
+import { type BoxedSpan, boxedSpans, lastAnswerLine, lastBoxed } from "./extract.js";
+import { type MathEqualOptions, mathAnswersEqual } from "./math-equal.js";
 import type { Grader } from "./types.js";
 
 /** Where in the response the answer was found. */
-export type MathAnswerSource = "boxed" | "answer_line";
+export type MathAnswerSource = "boxed" | "answer_line" | "latex" | "number";
 
-/**
- * The final answer of a response: the last `\boxed{}`/`\fbox{}`, else the last answer line
- * (`The answer is X`, `Final answer: X`, `#### X`, `Answer: X`), else undefined.
- */
+/** The final answer of a response (see the file comment for the order), or undefined. */
 export function extractMathAnswer(
   response: string,
 ): { answer: string; source: MathAnswerSource } | undefined {
-  const boxed = lastBoxed(response);
-  if (boxed !== undefined) return { answer: boxed, source: "boxed" };
+  const boxes = boxedSpans(response);
+  if (boxes.length > 0) return { answer: finalBoxes(response, boxes), source: "boxed" };
   const line = lastAnswerLine(response);
   if (line !== undefined) return { answer: line, source: "answer_line" };
+  const latex = lastLatexSpan(response);
+  const number = lastNumber(response);
+  if (latex && (!number || latex.end >= number.end)) {
+    return { answer: latex.content, source: "latex" };
+  }
+  if (number) return { answer: number.content, source: "number" };
   return undefined;
+}
+
+/**
+ * The last box, joined (as a list) with the boxes before it while only a short gap separates
+ * them: under 10 characters, or under 70 holding `and`, `or`, `,` or `;` between different
+ * contents (latex2sympy2_extended's extract_boxed_content, mode "last").
+ */
+function finalBoxes(text: string, boxes: BoxedSpan[]): string {
+  const taken = [boxes.at(-1)!];
+  for (let k = boxes.length - 2; k >= 0; k--) {
+    const box = boxes[k]!;
+    const next = taken[0]!;
+    const gap = text.slice(box.end, next.start);
+    const separated = gap.length < 70 && /\b(?:and|or)\b|[,;]/.test(gap);
+    if (!(gap.length < 10 || (separated && box.content !== next.content))) break;
+    if (box.content !== next.content) taken.unshift(box);
+  }
+  return taken.map((b) => b.content).join(",");
+}
+
+const MATH_DELIMITERS: [open: string, close: string][] = [
+  ["$$", "$$"],
+  ["\\[", "\\]"],
+  ["\\(", "\\)"],
+  ["$", "$"],
+];
+
+/**
+ * The last LaTeX math span, found in one left-to-right pass (a regex with a lazy body would be
+ * quadratic on a response full of unclosed `\[`). An escaped `\$` is a dollar sign, not math.
+ */
+function lastLatexSpan(text: string): { content: string; end: number } | undefined {
+  let last: { content: string; end: number } | undefined;
+  let open: { close: string; from: number } | undefined;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "\\" && text[i + 1] === "$") {
+      i++;
+      continue;
+    }
+    if (open) {
+      if (text.startsWith(open.close, i)) {
+        const content = text.slice(open.from, i).trim();
+        if (content !== "") last = { content, end: i + open.close.length };
+        i += open.close.length - 1;
+        open = undefined;
+      } else if (open.close === "$" && text[i] === "\n") open = undefined;
+      continue;
+    }
+    const delimiter = MATH_DELIMITERS.find(([o]) => text.startsWith(o, i));
+    if (delimiter) {
+      open = { close: delimiter[1], from: i + delimiter[0].length };
+      i += delimiter[0].length - 1;
+    }
+  }
+  return last;
+}
+
+/** The last plain number, maybe negative, grouped, decimal, a fraction or a percentage. */
+function lastNumber(text: string): { content: string; end: number } | undefined {
+  const re = /(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\/\d+(?:\.\d+)?)?%?/g;
+  let last: RegExpExecArray | undefined;
+  for (const m of text.matchAll(re)) last = m;
+  return last && { content: last[0], end: last.index + last[0].length };
 }
 
 /**
@@ -50,8 +122,11 @@ function describe(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
 }
 
-/** Grades a math response; see the file comment. Never throws on model output. */
-export const mathGrader: Grader = (task, response) => {
+/**
+ * Grades a math response; see the file comment. Never throws on model output. `options` (the
+ * comparison's time limit) is for direct callers; the registry calls it as a plain Grader.
+ */
+export const mathGrader = ((task: Task, response: string, options: MathEqualOptions = {}) => {
   const expected = mathGroundTruth(task);
   const found = extractMathAnswer(response);
   if (!found) {
@@ -61,10 +136,10 @@ export const mathGrader: Grader = (task, response) => {
       metadata: { extracted: null, expected, reason: "no answer found" },
     };
   }
-  const isCorrect = mathAnswersEqual(found.answer, expected);
+  const isCorrect = mathAnswersEqual(found.answer, expected, options);
   return {
     reward: isCorrect ? 1 : 0,
     isCorrect,
     metadata: { extracted: found.answer, expected, extractedFrom: found.source },
   };
-};
+}) satisfies Grader;

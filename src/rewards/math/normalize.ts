@@ -1,0 +1,192 @@
+/**
+ * Canonical text of one final answer, before it is parsed (parse.ts) or compared as text.
+ *
+ * The rules of Hendrycks et al.'s MATH `is_equiv`, extended as in Qwen2.5-Math's and Minerva's
+ * graders and in latex2sympy2_extended's math_normalization.py (the normaliser Math-Verify runs):
+ * math-mode delimiters, sizing and spacing macros, currency, degrees, units and text wrappers are
+ * removed; `\dfrac`/`\tfrac`, `\leq`/`\le`, `bmatrix`/`pmatrix` get one spelling; TeX shorthand
+ * (`\frac34`, `\sqrt2`) is braced; thousands separators (`1,000`, `1{,}000`, `1\,000`,
+ * `10,\!080`) go when the whole answer is one grouped number. Percent is kept, as `\%`: whether
+ * `50\%` is 50 or 0.5 is the comparison's decision (compare.ts), not the spelling's.
+ */
+import { readBraceGroup } from "../extract.js";
+
+/** Text commands whose argument is the answer itself (`\text{Evelyn}`, `\textbf{(C)}`). */
+const UNWRAP_COMMANDS = [
+  "text",
+  "textbf",
+  "textit",
+  "textrm",
+  "textnormal",
+  "mathrm",
+  "mathbf",
+  "mathit",
+  "mbox",
+  "boxed",
+  "fbox",
+];
+
+/** A value, then `\text{...}` or `\mbox{...}` (possibly squared or cubed) closing the answer. */
+const TRAILING_TEXT_UNIT =
+  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{[^{}]*\}\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*$/s;
+
+/** A plain number (group 1), then words of two or more letters (group 2), maybe `^2`. */
+const NUMBER_THEN_WORDS =
+  /^([+-]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:\/\d+)?)\s*([a-zA-Z]{2,}\.?(?:\s+[a-zA-Z]+\.?)*)(?:\^\{?\d\}?)?$/;
+
+/** Words that join numbers, so `2 and 3` is not "2 followed by a unit". */
+const JOINING_WORDS = new Set(["and", "or", "to", "plus", "minus", "times", "over", "by"]);
+
+/** Canonical form of one answer, used for every comparison. Exported for metadata and tests. */
+export function normalizeMathAnswer(raw: string): string {
+  let s = raw.trim().replace(/\u2212/g, "-"); // Unicode minus sign
+
+  // Currency and math-mode delimiters carry no value: `\$18.90`, `$\frac12$`, `\(x\)`.
+  s = s.replace(/\\\$/g, "").replace(/\$/g, "").trim();
+  s = s.replace(/^\\\((.*)\\\)$/s, "$1").replace(/^\\\[(.*)\\\]$/s, "$1");
+  s = s.replace(/\.+$/, "").trim(); // a closing full stop, before it hides a trailing unit
+
+  // Sizing and spacing macros. `\\` (a matrix row break) must survive, so it is matched first.
+  s = s.replace(/\\\\|\\[!,;: ]/g, (m) => (m === "\\\\" ? m : " "));
+  s = s.replace(/\\(?:left|right)\./g, "");
+  s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![a-zA-Z])/g, "");
+  s = s.replace(/\\(?:displaystyle|textstyle|q?quad)(?![a-zA-Z])/g, " ").replace(/~/g, " ");
+  s = s.replace(/\{,\}/g, ","); // `1{,}000`: the comma braced so TeX does not space it
+
+  // One spelling per command.
+  s = s.replace(/\\[dt]frac(?![a-zA-Z])/g, "\\frac").replace(/\\[dt]binom(?![a-zA-Z])/g, "\\binom");
+  s = s
+    .replace(/\\leq?(?:slant)?(?![a-zA-Z])/g, "\\le")
+    .replace(/\\geq?(?:slant)?(?![a-zA-Z])/g, "\\ge");
+  s = s.replace(/\\neq(?![a-zA-Z])/g, "\\ne");
+  s = s.replace(/\\begin\{[bBvV]?matrix\}/g, "\\begin{pmatrix}");
+  s = s.replace(/\\end\{[bBvV]?matrix\}/g, "\\end{pmatrix}");
+
+  // Degrees are a unit: `10^\circ` is 10. Percent keeps one spelling, `\%`, for compare.ts.
+  s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ(?![a-zA-Z])/g, "");
+  s = s.replace(/\\degree(?![a-zA-Z])|°/g, "");
+  s = s.replace(/\s*(?:\\%|%|\\text\{\s*(?:percent|pct)\s*\}|\b(?:percent|pct)\b)/g, "\\%");
+
+  s = stripTrailingTextUnit(s);
+  s = unwrapTextCommands(s);
+  s = stripPlainUnits(s.trim());
+  // A plain-text mixed number `137 1/2` would otherwise lose its space and become 1371/2.
+  s = s.replace(/^([+-]?\d+)\s+(\d+)\/(\d+)$/, "$1\\frac{$2}{$3}");
+  s = removeSpaces(s);
+  s = braceCommandArguments(s);
+  s = s.replace(/([_^])\{([A-Za-z0-9])\}/g, "$1$2"); // `4210_{5}` is `4210_5`, `x^{2}` is `x^2`
+
+  // `x \in [-2,7]` is the interval. (`x = 5` stays: compare.ts decides assignments.)
+  s = s.replace(/^[a-zA-Z]\\in(?![a-zA-Z])/, "");
+
+  s = s.replace(/\.+$/, ""); // a closing full stop
+  s = s.replace(/^\+(?=\d|\\infty)/, "");
+  // Thousands separators, only where the whole answer is one grouped number, so `(1,2)` and
+  // `-2,1` stay lists.
+  if (/^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s)) s = s.replace(/,/g, "");
+  // A lettered option written as `(C)` is the letter.
+  s = s.replace(/^\(([A-Za-z])\)$/, "$1");
+  return s;
+}
+
+/**
+ * `10\text{ cm}`, `15\mbox{ cm}^2`, `\frac{270}7\text{ degrees}`: a trailing text group after a
+ * value is a unit. A text group that is the whole answer (`\text{Evelyn}`) is kept.
+ */
+function stripTrailingTextUnit(s: string): string {
+  const m = TRAILING_TEXT_UNIT.exec(s);
+  return m ? m[1]! : s;
+}
+
+function unwrapTextCommands(input: string): string {
+  let s = input;
+  const re = new RegExp(`\\\\(?:${UNWRAP_COMMANDS.join("|")})(?![a-zA-Z])\\s*(?=\\{)`);
+  for (let guard = 0; guard < 100; guard++) {
+    const m = re.exec(s);
+    if (!m) break;
+    const group = readBraceGroup(s, m.index + m[0].length);
+    if (!group) break;
+    s = s.slice(0, m.index) + group.content + s.slice(group.end);
+  }
+  return s;
+}
+
+/** `18 dollars`, `10 cm^2`, `5.4 cents`: a number followed by words is that number. */
+function stripPlainUnits(s: string): string {
+  const m = NUMBER_THEN_WORDS.exec(s);
+  if (!m) return s;
+  const words = m[2]!.toLowerCase().split(/\s+/);
+  return words.some((w) => JOINING_WORDS.has(w.replace(/\.$/, ""))) ? s : m[1]!;
+}
+
+/**
+ * Spaces mean nothing in math mode except after a command name, where `\cot x` must not become the
+ * unknown command `\cotx`; there one space is kept.
+ */
+function removeSpaces(s: string): string {
+  return s.replace(/(\\[a-zA-Z]+)?\s+(?=([a-zA-Z])?)/g, (_m, command?: string, letter?: string) => {
+    if (!command) return "";
+    return letter ? `${command} ` : command;
+  });
+}
+
+/**
+ * Rewrites the TeX shorthand `\frac34`, `\frac 59`, `\frac9{19}`, `\sqrt2`, `\sqrt[3]8` into the
+ * braced form, so that every spelling of a fraction or root has one string.
+ */
+function braceCommandArguments(s: string, depth = 0): string {
+  // Past this depth the text is left as it is: no real answer nests fractions a hundred deep.
+  if (depth > 100) return s;
+  let out = "";
+  let i = 0;
+  while (i < s.length) {
+    const cmd = /^\\(frac|binom|sqrt)(?![a-zA-Z])/.exec(s.slice(i));
+    if (!cmd) {
+      const other = /^\\[a-zA-Z]+/.exec(s.slice(i));
+      const take = other ? other[0].length : 1;
+      out += s.slice(i, i + take);
+      i += take;
+      continue;
+    }
+    let j = i + cmd[0].length;
+    let rendered = `\\${cmd[1]}`;
+    if (cmd[1] === "sqrt" && s[j] === "[") {
+      const close = s.indexOf("]", j);
+      if (close > j) {
+        rendered += `[${braceCommandArguments(s.slice(j + 1, close), depth + 1)}]`;
+        j = close + 1;
+      }
+    }
+    const arity = cmd[1] === "sqrt" ? 1 : 2;
+    let complete = true;
+    for (let a = 0; a < arity; a++) {
+      const arg = readArgument(s, j);
+      if (!arg) {
+        complete = false;
+        break;
+      }
+      rendered += `{${braceCommandArguments(arg.content, depth + 1)}}`;
+      j = arg.end;
+    }
+    if (!complete) {
+      out += s.slice(i, i + cmd[0].length);
+      i += cmd[0].length;
+      continue;
+    }
+    out += rendered;
+    i = j;
+  }
+  return out;
+}
+
+/** One TeX macro argument: a brace group, a control word (`\pi`) or a single character. */
+function readArgument(s: string, start: number): { content: string; end: number } | undefined {
+  let i = start;
+  while (s[i] === " ") i++;
+  if (i >= s.length) return undefined;
+  if (s[i] === "{") return readBraceGroup(s, i);
+  const word = /^\\[a-zA-Z]+/.exec(s.slice(i));
+  if (word) return { content: word[0], end: i + word[0].length };
+  if (s[i] === "}" || s[i] === "\\") return undefined;
+  return { content: s[i]!, end: i + 1 };
+}
