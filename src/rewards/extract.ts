@@ -148,11 +148,11 @@ export function lastTagContent(text: string, tag: string): string | undefined {
 /**
  * Trims what surrounds an answer on its line: markdown emphasis, an inline-math wrapper (only the
  * first `$...$` span counts: "The final answer is $5$. I hope it is correct." is Minerva's
- * format), a trailing sentence after ". " and a closing full stop.
+ * format; an escaped `\$` inside it is a dollar sign), a trailing sentence after ". " and a closing full stop.
  */
 export function cleanAnswerText(line: string, cutSentence = true): string {
   let s = line.trim().replace(/^[*_\s]+/, "");
-  const math = /^\$\$?([^$]+)\$/.exec(s) ?? /^\\\((.+?)\\\)/.exec(s);
+  const math = /^\$\$?((?:\\\$|[^$])+)\$/.exec(s) ?? /^\\\((.+?)\\\)/.exec(s);
   if (math) return (math[1] ?? "").trim();
   const sentenceEnd = cutSentence ? s.search(/\.\s+\S/) : -1;
   if (sentenceEnd >= 0) s = s.slice(0, sentenceEnd);

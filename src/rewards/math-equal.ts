@@ -54,9 +54,9 @@ export function mathAnswersEqual(
     if (gold === pred) return true;
     const comparer = new Comparer(deadline);
     if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;
-    // A decimal comma: `3,5` is 3.5 when the gold is one number (with three digits after the comma
-    // it is a thousands separator, which normalize.ts already removed).
-    const comma = /^([+-]?\d+),(\d{1,2}|\d{4,})$/.exec(pred);
+    // A decimal comma: the whole answer written `3,5` (no space) is 3.5 when the gold is one number.
+    // With three digits after the comma it is a thousands separator (normalize.ts removed it).
+    const comma = /^([+-]?\d+),(\d{1,2}|\d{4,})$/.exec(predicted.trim());
     return comma !== null && comparer.scalarsEqual(gold, `${comma[1]}.${comma[2]}`);
   } catch (e) {
     // OutOfTime is the time limit; anything else is a rule's bug, which must cost a match rather

@@ -48,7 +48,7 @@ function finalBoxes(text: string, boxes: BoxedSpan[]): string {
     if (!(gap.length < 10 || (separated && box.content !== next.content))) break;
     if (box.content !== next.content) taken.unshift(box);
   }
-  return taken.map((b) => b.content).join(",");
+  return taken.map((b) => b.content).join(", ");
 }
 
 const MATH_DELIMITERS: [open: string, close: string][] = [

@@ -53,6 +53,11 @@ export function normalizeMathAnswer(raw: string): string {
   s = s.replace(/\\(?:displaystyle|textstyle|q?quad)(?![a-zA-Z])/g, " ").replace(/~/g, " ");
   s = s.replace(/\{,\}/g, ","); // `1{,}000`: the comma braced so TeX does not space it
 
+  // Plain-text spellings: `sqrt(13)`, `pi`, `<=`, `>=`, `!=` and the Unicode signs.
+  s = s.replace(/(?<![\\a-zA-Z])(sqrt|pi|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g, "\\$1");
+  s = s.replace(/<=|≤/g, "\\le ").replace(/>=|≥/g, "\\ge ").replace(/!=|≠/g, "\\ne ");
+  s = s.replace(/π/g, "\\pi ").replace(/√/g, "\\sqrt").replace(/∞/g, "\\infty ");
+
   // One spelling per command.
   s = s.replace(/\\[dt]frac(?![a-zA-Z])/g, "\\frac").replace(/\\[dt]binom(?![a-zA-Z])/g, "\\binom");
   s = s
@@ -81,9 +86,10 @@ export function normalizeMathAnswer(raw: string): string {
 
   s = s.replace(/\.+$/, ""); // a closing full stop
   s = s.replace(/^\+(?=\d|\\infty)/, "");
-  // Thousands separators, only where the whole answer is one grouped number, so `(1,2)` and
-  // `-2,1` stay lists.
-  if (/^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s)) s = s.replace(/,/g, "");
+  // Thousands separators, only where the whole answer (or the right side of its only `=`) is one
+  // grouped number, so `(1,2)` and `-2,1` stay lists and `x = 10,080` is 10080.
+  const grouped = /(^|^[^,=]*=)([+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)$/.exec(s);
+  if (grouped) s = grouped[1]! + grouped[2]!.replace(/,/g, "");
   // A lettered option written as `(C)` is the letter.
   s = s.replace(/^\(([A-Za-z])\)$/, "$1");
   return s;
@@ -179,7 +185,10 @@ function braceCommandArguments(s: string, depth = 0): string {
   return out;
 }
 
-/** One TeX macro argument: a brace group, a control word (`\pi`) or a single character. */
+/**
+ * One macro argument: a brace group, a parenthesised group, a control word (`\pi`) or a single
+ * character.
+ */
 function readArgument(s: string, start: number): { content: string; end: number } | undefined {
   let i = start;
   while (s[i] === " ") i++;
@@ -187,6 +196,15 @@ function readArgument(s: string, start: number): { content: string; end: number 
   if (s[i] === "{") return readBraceGroup(s, i);
   const word = /^\\[a-zA-Z]+/.exec(s.slice(i));
   if (word) return { content: word[0], end: i + word[0].length };
+  if (s[i] === "(") {
+    // `sqrt(13)`, plain-text style: the parenthesised group is the argument.
+    let depth = 0;
+    for (let j = i; j < s.length; j++) {
+      if (s[j] === "(") depth++;
+      else if (s[j] === ")" && --depth === 0) return { content: s.slice(i + 1, j), end: j + 1 };
+    }
+    return undefined;
+  }
   if (s[i] === "}" || s[i] === "\\") return undefined;
   return { content: s[i]!, end: i + 1 };
 }

@@ -3,7 +3,8 @@
  *
  *   matrix    `\begin{pmatrix}1&2\\3&4\end{pmatrix}` (every matrix spelling became pmatrix)
  *   union     `(-\infty,2]\cup(3,\infty)`: its parts, in any order
- *   set       `\{1,2\}` (braced) or a bare list `1, 2` (Math-Verify reads both as a FiniteSet)
+ *   set       `\{1,2\}` (braced) or a bare list `1, 2` (Math-Verify reads both as a FiniteSet);
+ *             `a \pm b` is the bare list `a+b, a-b`
  *   tuple     `(1,2,3)`, `[1,2)`: its brackets and items. Two items in brackets are an interval or
  *             a point; compare.ts decides by what the other side is, as Math-Verify does
  *   relation  `y = 2x+3`, `x > 3`, `1 < x \le 2`: a chain of sides and operators
@@ -104,11 +105,11 @@ export function shapeOf(s: string, depth = 0): Answer {
   const union = splitTopLevel(s, UNION).parts;
   if (union.length > 1) return { kind: "union", parts: union.map(inner) };
   const list = splitTopLevel(s, COMMA).parts;
-  if (list.length > 1) return { kind: "set", items: list.map(inner), braced: false };
+  if (list.length > 1) return { kind: "set", items: flatten(list.map(inner)), braced: false };
   if (s.startsWith("\\{") && s.endsWith("\\}") && s.length >= 4) {
     const body = s.slice(2, -2);
     const items = body === "" ? [] : splitTopLevel(body, COMMA).parts;
-    return { kind: "set", items: items.map(inner), braced: true };
+    return { kind: "set", items: flatten(items.map(inner)), braced: true };
   }
   const open = s[0] ?? "";
   const close = s.at(-1) ?? "";
@@ -116,9 +117,20 @@ export function shapeOf(s: string, depth = 0): Answer {
     const items = splitTopLevel(s.slice(1, -1), COMMA).parts;
     if (items.length > 1) return { kind: "tuple", open, close, items: items.map(inner) };
   }
+  // `1 \pm \sqrt{19}` is the two answers `1 + \sqrt{19}` and `1 - \sqrt{19}` (one sign only).
+  const pm = s.match(/\\(?:pm|mp)(?![a-zA-Z])/g);
+  if (pm?.length === 1) {
+    const sign = (x: string) => s.replace(/\\(?:pm|mp)(?![a-zA-Z])/, x);
+    return { kind: "set", items: [inner(sign("+")), inner(sign("-"))], braced: false };
+  }
   const relation = splitTopLevel(s, RELATION);
   if (relation.parts.length > 1 && relation.parts.every((p) => p !== "")) {
     return { kind: "relation", ops: relation.seps.map(relOp), sides: relation.parts };
   }
   return { kind: "scalar", text: s };
+}
+
+/** A list item that is itself a bare list (a `\pm` answer) contributes its items. */
+function flatten(items: Answer[]): Answer[] {
+  return items.flatMap((a) => (a.kind === "set" && !a.braced ? a.items : [a]));
 }
