@@ -13,9 +13,10 @@
  * would sit on top anyway; random-point evaluation decides identities the way simplify(a-b)=0 is
  * meant to, in well under a millisecond.
  *
- * Never throws: any failure inside, and running past `timeoutMs`, is "not equal".
+ * Never throws: running past `timeoutMs` (checked inside every loop), and any failure inside, is
+ * "not equal".
  */
-import { Comparer, OutOfTime } from "./math/compare.js";
+import { Comparer } from "./math/compare.js";
 import { normalizeMathAnswer } from "./math/normalize.js";
 import { shapeOf } from "./math/structure.js";
 
@@ -43,25 +44,36 @@ export function mathAnswersEqual(
   expected: string,
   options: MathEqualOptions = {},
 ): boolean {
+  try {
+    return compareAnswers(predicted, expected, options);
+  } catch {
+    // OutOfTime is the time limit. Anything else would be a rule's bug (the fuzz tests call
+    // compareAnswers to catch those), which must cost a match rather than crash a grading run.
+    return false;
+  }
+}
+
+/**
+ * mathAnswersEqual without the safety net: throws OutOfTime past the limit, and whatever a bug
+ * throws. For tests; graders call mathAnswersEqual.
+ */
+export function compareAnswers(
+  predicted: string,
+  expected: string,
+  options: MathEqualOptions = {},
+): boolean {
   if (predicted.length > MAX_ANSWER_CHARS || expected.length > MAX_ANSWER_CHARS) {
     return predicted.trim() === expected.trim() && predicted.trim() !== "";
   }
   const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  try {
-    const gold = normalizeMathAnswer(expected);
-    const pred = normalizeMathAnswer(predicted);
-    if (gold === "" || pred === "") return false;
-    if (gold === pred) return true;
-    const comparer = new Comparer(deadline);
-    if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;
-    // A decimal comma: the whole answer written `3,5` (no space) is 3.5 when the gold is one number.
-    // With three digits after the comma it is a thousands separator (normalize.ts removed it).
-    const comma = /^([+-]?\d+),(\d{1,2}|\d{4,})$/.exec(predicted.trim());
-    return comma !== null && comparer.scalarsEqual(gold, `${comma[1]}.${comma[2]}`);
-  } catch (e) {
-    // OutOfTime is the time limit; anything else is a rule's bug, which must cost a match rather
-    // than crash the run that is grading.
-    if (!(e instanceof OutOfTime) && process.env["RLLM_MATH_DEBUG"]) throw e;
-    return false;
-  }
+  const gold = normalizeMathAnswer(expected);
+  const pred = normalizeMathAnswer(predicted);
+  if (gold === "" || pred === "") return false;
+  if (gold === pred) return true;
+  const comparer = new Comparer(deadline);
+  if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;
+  // A decimal comma: the whole answer written `3,5` (no space) is 3.5 when the gold is one number.
+  // With three digits after the comma it is a thousands separator (normalize.ts removed it).
+  const comma = /^([+-]?\d+),(\d{1,2}|\d{4,})$/.exec(predicted.trim());
+  return comma !== null && comparer.scalarsEqual(gold, `${comma[1]}.${comma[2]}`);
 }

@@ -55,6 +55,37 @@ test("extractMathAnswer prefers the last box over an answer line", () => {
   assert.equal(extractMathAnswer("I have no idea"), undefined);
 });
 
+test("extractMathAnswer falls back as Math-Verify does: boxes, answer cue, LaTeX, number", () => {
+  const found = (r: string) => extractMathAnswer(r);
+  // Boxes separated only by a separator form one list answer; a revised answer far after does not.
+  assert.deepEqual(found("So $\\boxed{1}$ and $\\boxed{2}$."), { answer: "1, 2", source: "boxed" });
+  assert.deepEqual(
+    found(
+      "\\boxed{3}\n\nLong reasoning follows here, then a change of mind about all of it, and more words after.\n\\boxed{4}",
+    ),
+    {
+      answer: "4",
+      source: "boxed",
+    },
+  );
+  assert.deepEqual(found("The answer is $\\$32,\\!348$."), {
+    answer: "\\$32,\\!348",
+    source: "answer_line",
+  });
+  // No box and no cue: the last LaTeX span or plain number, whichever ends later.
+  assert.deepEqual(found("We get $x=2$ and then \\[ y = \\frac{1}{2} \\]"), {
+    answer: "y = \\frac{1}{2}",
+    source: "latex",
+  });
+  assert.deepEqual(found("First $x = 3$, so in total 1,080 pages"), {
+    answer: "1,080",
+    source: "number",
+  });
+  assert.deepEqual(found("It costs \\$5 and \\$7"), { answer: "7", source: "number" });
+  assert.deepEqual(found("roughly 40% of them"), { answer: "40%", source: "number" });
+  assert.equal(found("no digits at all"), undefined);
+});
+
 test("normalizeMathAnswer: one canonical string per spelling", () => {
   const cases: [string, string][] = [
     ["\\dfrac{3}{4}", "\\frac{3}{4}"],

@@ -147,7 +147,11 @@ export class Comparer {
     if (ea && eb) return ea.equals(eb);
     const x = evaluateNumeric(a, new Map());
     const y = evaluateNumeric(b, new Map());
-    if (isInfinite(x) || isInfinite(y)) return x.re === y.re && x.im === 0 && y.im === 0;
+    // `\infty` is a value; a double that overflowed (`9^{9^{9}}`) is not, so it matches nothing.
+    if (hasInfinity(a) || hasInfinity(b)) {
+      const both = hasInfinity(a) && hasInfinity(b);
+      return both && isInfinite(x) && x.re === y.re && x.im === 0 && y.im === 0;
+    }
     if (!isFiniteComplex(x) || !isFiniteComplex(y)) return false;
     if (floats) return round(x.re) === round(y.re) && round(x.im) === round(y.im);
     return close(x, y, 1e-12);
@@ -294,6 +298,13 @@ function unwrapAssignments(
     isEquation(gold) && gold.kind === "relation" && onlySymbols(parse(gold.sides[0]!));
   if (goldAssignment && !isEquation(pred)) return [lastSide(gold), pred];
   return [gold, pred];
+}
+
+function hasInfinity(n: Node): boolean {
+  if (n.k === "const") return n.name === "inf";
+  if (n.k === "op") return hasInfinity(n.a) || hasInfinity(n.b);
+  if (n.k === "neg" || n.k === "pct") return hasInfinity(n.a);
+  return n.k === "fn" && n.args.some(hasInfinity);
 }
 
 function isWord(s: string): boolean {

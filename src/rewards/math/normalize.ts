@@ -74,6 +74,8 @@ export function normalizeMathAnswer(raw: string): string {
 
   s = stripTrailingTextUnit(s);
   s = unwrapTextCommands(s);
+  // `2 and 3`, `x=1 or x=2`: joined answers are a list (latex2sympy2_extended's and_or rule).
+  s = s.replace(/(?<![a-zA-Z])(?:,?\s*(?:and|or))(?![a-zA-Z])/g, ",");
   s = stripPlainUnits(s.trim());
   // A plain-text mixed number `137 1/2` would otherwise lose its space and become 1371/2.
   s = s.replace(/^([+-]?\d+)\s+(\d+)\/(\d+)$/, "$1\\frac{$2}{$3}");

@@ -231,6 +231,19 @@ class Parser {
     return e;
   }
 
+  /** TeX's `\log_28` is base 2 of 8: an unbraced subscript is one character. */
+  private splitDigit(): void {
+    const t = this.peek();
+    if (t?.t === "num" && /^\d{2,}$/.test(t.text)) {
+      this.tokens.splice(
+        this.pos,
+        1,
+        { t: "num", text: t.text[0]! },
+        { t: "num", text: t.text.slice(1) },
+      );
+    }
+  }
+
   private group(): Node {
     this.expect("{");
     const node = this.expr();
@@ -370,6 +383,7 @@ class Parser {
         power = this.exponent();
       } else if (this.isSym("_") && name === "log" && !base) {
         this.pos++;
+        this.splitDigit();
         base = this.isSym("{") ? this.group() : this.atom();
       }
     }
