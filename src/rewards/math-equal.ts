@@ -17,7 +17,7 @@
  * "not equal".
  */
 import { Comparer } from "./math/compare.js";
-import { normalizeMathAnswer } from "./math/normalize.js";
+import { normalizeWithUnit } from "./math/normalize.js";
 import { shapeOf } from "./math/structure.js";
 
 export { normalizeMathAnswer } from "./math/normalize.js";
@@ -66,9 +66,12 @@ export function compareAnswers(
     return predicted.trim() === expected.trim() && predicted.trim() !== "";
   }
   const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const gold = normalizeMathAnswer(expected);
-  const pred = normalizeMathAnswer(predicted);
+  const { text: gold, unit: goldUnit } = normalizeWithUnit(expected);
+  const { text: pred, unit: predUnit } = normalizeWithUnit(predicted);
   if (gold === "" || pred === "") return false;
+  // Units are dropped, but two different stated units are different answers (`5.4 cents` is not
+  // `5.4 dollars`), where Math-Verify would ignore both.
+  if (goldUnit !== undefined && predUnit !== undefined && goldUnit !== predUnit) return false;
   if (gold === pred) return true;
   const comparer = new Comparer(deadline);
   if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;

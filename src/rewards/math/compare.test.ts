@@ -100,7 +100,10 @@ test("numbers: Math-Verify's 6-decimal rounding applies only against a lone deci
     ["\\sqrt{2}", "1.41"],
     ["\\pi", "3.1416"],
     ["\\frac{22}{7}", "\\pi"],
+    // Stricter than Math-Verify: small numbers also need 6 significant digits.
+    ["\\frac{1}{14881}", ".0000672"],
   ]);
+  expectSame([["\\frac{1}{14881}", "0.0000671998"]]);
 });
 
 test("numbers: percent is X/100 (Math-Verify) and, against a plain number, X (MATH)", () => {
@@ -132,6 +135,8 @@ test("numbers: roots, pi, degrees, units, text wrappers, complex numbers", () =>
     ["10\\text{ cm}", "10"],
     ["15\\mbox{ cm}^2", "15"],
     ["18 dollars", "18"],
+    ["5.4 cents", "5.4\\text{ cents}"],
+    ["10 \\text{inch}", "10 inches"],
     ["\\$18.90", "18.9"],
     ["\\text{Evelyn}", "evelyn"],
     ["\\textbf{(C)}", "C"],
@@ -147,6 +152,10 @@ test("numbers: roots, pi, degrees, units, text wrappers, complex numbers", () =>
     ["10\\text{ cm}", "100"],
     ["\\text{Evelyn}", "Eve"],
     ["\\text{no}", "\\text{on}"],
+    // Two stated units that differ are different answers (Math-Verify drops both).
+    ["5.4 \\text{ dollars}", "5.4 \\text{ cents}"],
+    ["15\\mbox{ m}^2", "15\\mbox{ cm}^2"],
+    ["10 feet", "10 \\text{inches}"],
     ["-2+7i", "-2-7i"],
     ["2+3i", "3+2i"],
   ]);

@@ -18,7 +18,8 @@
  * - Scalars: text equality first; words (`\text{even}`) only by text, without case. Otherwise both
  *   sides are parsed (parse.ts). Constants compare exactly when both are rational; when either is
  *   a lone number with a decimal point (a sympy Float) both are rounded to 6 decimals
- *   (`\frac13` is `0.333333`, not `0.3333`; Math-Verify's float_rounding); otherwise within a
+ *   (`\frac13` is `0.333333`, not `0.3333`; Math-Verify's float_rounding) and, stricter than
+ *   Math-Verify, to 6 significant digits (`.0000672` is not `\frac{1}{14881}`); otherwise within a
  *   relative 1e-12. Expressions with variables are evaluated at seeded random real points
  *   (sympy's symbols are real in Math-Verify) and must agree within a relative 1e-9 at every point
  *   where both are defined, with at least MIN_POINTS such points; that stands in for
@@ -153,7 +154,7 @@ export class Comparer {
       return both && isInfinite(x) && x.re === y.re && x.im === 0 && y.im === 0;
     }
     if (!isFiniteComplex(x) || !isFiniteComplex(y)) return false;
-    if (floats) return round(x.re) === round(y.re) && round(x.im) === round(y.im);
+    if (floats) return sameRounded(x.re, y.re) && sameRounded(x.im, y.im);
     return close(x, y, 1e-12);
   }
 
@@ -163,7 +164,7 @@ export class Comparer {
     const env = this.points[i]!;
     for (const v of vars) {
       if (!env.has(v)) {
-        const magnitude = 0.5 + 2.5 * this.rand();
+        const magnitude = 0.3 + 1.7 * this.rand();
         env.set(v, { re: this.rand() < 0.5 ? -magnitude : magnitude, im: 0 });
       }
     }
@@ -317,9 +318,15 @@ function isLoneFloat(n: Node): boolean {
   return n.k === "num" && n.float;
 }
 
-function round(x: number): number {
+/**
+ * Math-Verify's float rule, the same after rounding to 6 decimal places, tightened to 6
+ * significant digits as well: for small numbers 6 decimals keep only a digit or two, and
+ * `.0000672` would equal `\frac{1}{14881}` (= 0.0000671997...).
+ */
+function sameRounded(x: number, y: number): boolean {
   const scale = 10 ** FLOAT_DECIMALS;
-  return Math.round(x * scale) / scale;
+  if (Math.round(x * scale) !== Math.round(y * scale)) return false;
+  return Number(x.toPrecision(FLOAT_DECIMALS)) === Number(y.toPrecision(FLOAT_DECIMALS));
 }
 
 function isFiniteComplex(x: Complex): boolean {

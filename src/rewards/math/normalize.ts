@@ -26,9 +26,13 @@ const UNWRAP_COMMANDS = [
   "fbox",
 ];
 
-/** A value, then `\text{...}` or `\mbox{...}` (possibly squared or cubed) closing the answer. */
+/**
+ * A value, then `\text{...}` or `\mbox{...}` (possibly squared or cubed) closing the answer: a
+ * unit (`10\text{ cm}`, `\frac{270}7\text{ degrees}`). A text group that is the whole answer
+ * (`\text{Evelyn}`) does not match.
+ */
 const TRAILING_TEXT_UNIT =
-  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{[^{}]*\}\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*$/s;
+  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{([^{}]*)\}\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*$/s;
 
 /** A plain number (group 1), then words of two or more letters (group 2), maybe `^2`. */
 const NUMBER_THEN_WORDS =
@@ -39,7 +43,16 @@ const JOINING_WORDS = new Set(["and", "or", "to", "plus", "minus", "times", "ove
 
 /** Canonical form of one answer, used for every comparison. Exported for metadata and tests. */
 export function normalizeMathAnswer(raw: string): string {
+  return normalizeWithUnit(raw).text;
+}
+
+/**
+ * The canonical form and the unit it dropped (`cm`, `degrees`, lower-cased, without spaces, dots
+ * or a plural `s`), so that compare can refuse `5.4 cents` against `5.4 dollars`.
+ */
+export function normalizeWithUnit(raw: string): { text: string; unit?: string } {
   let s = raw.trim().replace(/\u2212/g, "-"); // Unicode minus sign
+  let unit: string | undefined;
 
   // Currency and math-mode delimiters carry no value: `\$18.90`, `$\frac12$`, `\(x\)`.
   s = s.replace(/\\\$/g, "").replace(/\$/g, "").trim();
@@ -72,11 +85,17 @@ export function normalizeMathAnswer(raw: string): string {
   s = s.replace(/\\degree(?![a-zA-Z])|°/g, "");
   s = s.replace(/\s*(?:\\%|%|\\text\{\s*(?:percent|pct)\s*\}|\b(?:percent|pct)\b)/g, "\\%");
 
-  s = stripTrailingTextUnit(s);
+  const textUnit = TRAILING_TEXT_UNIT.exec(s);
+  if (textUnit) {
+    s = textUnit[1]!;
+    unit = textUnit[2];
+  }
   s = unwrapTextCommands(s);
   // `2 and 3`, `x=1 or x=2`: joined answers are a list (latex2sympy2_extended's and_or rule).
   s = s.replace(/(?<![a-zA-Z])(?:,?\s*(?:and|or))(?![a-zA-Z])/g, ",");
-  s = stripPlainUnits(s.trim());
+  const plainUnit = stripPlainUnits(s.trim());
+  s = plainUnit.text;
+  unit ??= plainUnit.unit;
   // A plain-text mixed number `137 1/2` would otherwise lose its space and become 1371/2.
   s = s.replace(/^([+-]?\d+)\s+(\d+)\/(\d+)$/, "$1\\frac{$2}{$3}");
   s = removeSpaces(s);
@@ -94,16 +113,11 @@ export function normalizeMathAnswer(raw: string): string {
   if (grouped) s = grouped[1]! + grouped[2]!.replace(/,/g, "");
   // A lettered option written as `(C)` is the letter.
   s = s.replace(/^\(([A-Za-z])\)$/, "$1");
-  return s;
-}
-
-/**
- * `10\text{ cm}`, `15\mbox{ cm}^2`, `\frac{270}7\text{ degrees}`: a trailing text group after a
- * value is a unit. A text group that is the whole answer (`\text{Evelyn}`) is kept.
- */
-function stripTrailingTextUnit(s: string): string {
-  const m = TRAILING_TEXT_UNIT.exec(s);
-  return m ? m[1]! : s;
+  const canonicalUnit = unit
+    ?.toLowerCase()
+    .replace(/[\s.]/g, "")
+    .replace(/(?:es|s)$/, "");
+  return canonicalUnit ? { text: s, unit: canonicalUnit } : { text: s };
 }
 
 function unwrapTextCommands(input: string): string {
@@ -120,11 +134,12 @@ function unwrapTextCommands(input: string): string {
 }
 
 /** `18 dollars`, `10 cm^2`, `5.4 cents`: a number followed by words is that number. */
-function stripPlainUnits(s: string): string {
+function stripPlainUnits(s: string): { text: string; unit?: string } {
   const m = NUMBER_THEN_WORDS.exec(s);
-  if (!m) return s;
+  if (!m) return { text: s };
   const words = m[2]!.toLowerCase().split(/\s+/);
-  return words.some((w) => JOINING_WORDS.has(w.replace(/\.$/, ""))) ? s : m[1]!;
+  if (words.some((w) => JOINING_WORDS.has(w.replace(/\.$/, "")))) return { text: s };
+  return { text: m[1]!, unit: m[2] };
 }
 
 /**
