@@ -146,8 +146,12 @@ export function evaluateNumeric(node: Node, env: ReadonlyMap<string, Complex>): 
   }
 }
 
-/** Largest result, in bits, that `^` computes exactly; `9^{9^{9}}` is left to the double. */
-const MAX_EXACT_POWER_BITS = 100_000n;
+/**
+ * Largest numerator or denominator, in bits, kept exact; past it (`9^{9^{9}}`, a product of huge
+ * powers) the double takes over, so no bigint step (gcd above all) can take long. Real answers
+ * stay far below: AIME's and MATH's largest are under 100 bits.
+ */
+const MAX_EXACT_BITS = 20_000n;
 
 function bits(r: Rational): bigint {
   return BigInt(Math.max(r.num.toString(16).length, r.den.toString(16).length) * 4);
@@ -174,7 +178,7 @@ function exactPower(base: Rational, e: Rational): Rational | undefined {
     return exactPower(Rational.of(n, d), Rational.of(e.num));
   }
   const magnitude = e.num < 0n ? -e.num : e.num;
-  if (magnitude * bits(base) > MAX_EXACT_POWER_BITS) return undefined;
+  if (magnitude * bits(base) > MAX_EXACT_BITS) return undefined;
   const raised = Rational.of(base.num ** magnitude, base.den ** magnitude);
   if (e.num >= 0n) return raised;
   return Rational.fromInt(1).div(raised);
@@ -193,11 +197,12 @@ export function evaluateExact(node: Node): Rational | undefined {
       const a = evaluateExact(node.a);
       const b = a && evaluateExact(node.b);
       if (!a || !b) return undefined;
+      if (node.op === "^") return exactPower(a, b);
+      if (bits(a) + bits(b) > MAX_EXACT_BITS) return undefined;
       if (node.op === "+") return a.add(b);
       if (node.op === "-") return a.sub(b);
       if (node.op === "*") return a.mul(b);
-      if (node.op === "/") return a.div(b);
-      return exactPower(a, b);
+      return a.div(b);
     }
     case "fn": {
       if (node.name !== "sqrt") return undefined;

@@ -315,12 +315,8 @@ class Parser {
       this.pos++;
       const start = this.pos;
       this.atom();
-      full += `_${this.tokens
-        .slice(start, this.pos)
-        .map((t) =>
-          t.t === "cmd" ? `\\${t.name}` : t.t === "num" || t.t === "letter" ? t.text : t.text,
-        )
-        .join("")}`;
+      const subscript = this.tokens.slice(start, this.pos);
+      full += `_${subscript.map((t) => (t.t === "cmd" ? `\\${t.name}` : t.text)).join("")}`;
     }
     return { k: "var", name: full };
   }
