@@ -155,6 +155,7 @@ test("numbers: roots, pi, degrees, units, text wrappers, complex numbers", () =>
     // Two stated units that differ are different answers (Math-Verify drops both).
     ["5.4 \\text{ dollars}", "5.4 \\text{ cents}"],
     ["15\\mbox{ m}^2", "15\\mbox{ cm}^2"],
+    ["15\\mbox{ cm}^3", "15\\mbox{ cm}^2"],
     ["10 feet", "10 \\text{inches}"],
     ["-2+7i", "-2-7i"],
     ["2+3i", "3+2i"],

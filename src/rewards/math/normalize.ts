@@ -32,7 +32,7 @@ const UNWRAP_COMMANDS = [
  * (`\text{Evelyn}`) does not match.
  */
 const TRAILING_TEXT_UNIT =
-  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{([^{}]*)\}\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*$/s;
+  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{([^{}]*)\}\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*$/s;
 
 /** A plain number (group 1), then words of two or more letters (group 2), maybe `^2`. */
 const NUMBER_THEN_WORDS =
@@ -88,7 +88,7 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   const textUnit = TRAILING_TEXT_UNIT.exec(s);
   if (textUnit) {
     s = textUnit[1]!;
-    unit = textUnit[2];
+    unit = textUnit[2]! + (textUnit[3] ?? "");
   }
   s = unwrapTextCommands(s);
   // `2 and 3`, `x=1 or x=2`: joined answers are a list (latex2sympy2_extended's and_or rule).
