@@ -75,8 +75,19 @@ export function compareAnswers(
   if (gold === pred) return true;
   const comparer = new Comparer(deadline);
   if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;
-  // A decimal comma: the whole answer written `3,5` (no space) is 3.5 when the gold is one number.
-  // With three digits after the comma it is a thousands separator (normalize.ts removed it).
-  const comma = /^([+-]?\d+),(\d{1,2}|\d{4,})$/.exec(predicted.trim());
-  return comma !== null && comparer.scalarsEqual(gold, `${comma[1]}.${comma[2]}`);
+  // A predicted decimal comma: `3,5` against 3.5 (see decimalCommaReading). Not the gold's:
+  // MATH's `-2,1` is a list of two roots, never -2.1.
+  const decimal = decimalCommaReading(predicted);
+  return decimal !== undefined && comparer.scalarsEqual(gold, decimal);
+}
+
+/**
+ * `3,5` read as 3.5: the whole answer is digits, a comma and digits, with no space. Three digits
+ * after the comma make it a thousands separator (`3,500`) unless the integer part is 0 (`0,111`).
+ * Tried only after the list reading failed, so `3,5` still equals the list `5, 3`.
+ */
+function decimalCommaReading(raw: string): string | undefined {
+  const m = /^([+-]?\d+),(\d+)$/.exec(raw.trim());
+  if (!m || (m[2]!.length === 3 && !/^[+-]?0$/.test(m[1]!))) return undefined;
+  return `${m[1]}.${m[2]}`;
 }

@@ -78,9 +78,19 @@ test("extractMathAnswer falls back as Math-Verify does: boxes, answer cue, LaTeX
     source: "latex",
   });
   assert.deepEqual(found("First $x = 3$, so in total 1,080 pages"), {
-    answer: "1,080",
+    answer: "1080",
     source: "number",
   });
+  assert.deepEqual(found("so 1 000 in all"), { answer: "1000", source: "number" });
+  assert.deepEqual(found("Soucis : 2,74 $ a.."), { answer: "2.74", source: "number" });
+  assert.deepEqual(found("it is .4"), { answer: ".4", source: "number" });
+  assert.deepEqual(found("ratio \\frac{10}{9}"), { answer: "\\frac{10}{9}", source: "number" });
+  // A sentence after the cue: its last math or number.
+  assert.deepEqual(found("Final Answer: The largest $n$ is 34."), {
+    answer: "34",
+    source: "answer_line",
+  });
+  assert.deepEqual(found("Answer: 7 apples"), { answer: "7 apples", source: "answer_line" });
   assert.deepEqual(found("It costs \\$5 and \\$7"), { answer: "7", source: "number" });
   assert.deepEqual(found("roughly 40% of them"), { answer: "40%", source: "number" });
   assert.equal(found("no digits at all"), undefined);

@@ -23,14 +23,27 @@ export function extractMathAnswer(
   const boxes = boxedSpans(response);
   if (boxes.length > 0) return { answer: finalBoxes(response, boxes), source: "boxed" };
   const line = lastAnswerLine(response);
-  if (line !== undefined) return { answer: line, source: "answer_line" };
+  // "The largest $n$ is 34": a sentence after the cue holds the answer, as its last math or number.
+  if (line !== undefined)
+    return { answer: isProse(line) ? (lastMath(line) ?? line) : line, source: "answer_line" };
   const latex = lastLatexSpan(response);
   const number = lastNumber(response);
-  if (latex && (!number || latex.end >= number.end)) {
+  if (latex && (!number || latex.end >= number.end))
     return { answer: latex.content, source: "latex" };
-  }
-  if (number) return { answer: number.content, source: "number" };
-  return undefined;
+  return number && { answer: number.content, source: "number" };
+}
+
+/** Two words in a row outside `$...$`: a sentence, not a bare answer like `7 apples`. */
+function isProse(line: string): boolean {
+  return /[a-zA-Z]{3,}\s+[a-zA-Z]{2,}/.test(line.replace(/\$[^$]*\$/g, " "));
+}
+
+/** The last LaTeX span or plain number of `text`, whichever ends later. */
+function lastMath(text: string): string | undefined {
+  const latex = lastLatexSpan(text);
+  const number = lastNumber(text);
+  if (latex && (!number || latex.end >= number.end)) return latex.content;
+  return number?.content;
 }
 
 /**
@@ -88,12 +101,22 @@ function lastLatexSpan(text: string): { content: string; end: number } | undefin
   return last;
 }
 
-/** The last plain number, maybe negative, grouped, decimal, a fraction or a percentage. */
+/**
+ * Plain numbers as Math-Verify's expression extraction reads them: grouped by commas or spaces
+ * (`1,000`, `1 000`, then `1000`), with a decimal point or comma (`2,74` is 2.74), a bare
+ * `\frac{1}{3}`, a slash fraction, a percentage.
+ */
+const PLAIN_NUMBER =
+  /(?<![\w.,])(?:-?\\frac\{\d+\}\{\d+\}|(-?[1-9]\d{0,2}(?:[ ,]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?|\.\d+)(?:\/\d+)?%?)(?![\d])/g;
+
+/** The last plain number (see PLAIN_NUMBER), written canonically: `1 000` is `1000`, `2,74` is `2.74`. */
 function lastNumber(text: string): { content: string; end: number } | undefined {
-  const re = /(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\/\d+(?:\.\d+)?)?%?/g;
   let last: RegExpExecArray | undefined;
-  for (const m of text.matchAll(re)) last = m;
-  return last && { content: last[0], end: last.index + last[0].length };
+  for (const m of text.matchAll(PLAIN_NUMBER)) last = m;
+  if (!last) return undefined;
+  const grouped = /^-?[1-9]\d{0,2}(?:[ ,]\d{3})+(?:\.\d+)?/.test(last[0]);
+  const content = grouped ? last[0].replace(/[ ,]/g, "") : last[0].replace(/,/, ".");
+  return { content, end: last.index + last[0].length };
 }
 
 /**

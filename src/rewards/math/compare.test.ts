@@ -57,7 +57,14 @@ test("numbers: separators, decimal comma, scientific, mixed numbers, fractions",
     ["007", "7"],
     ["5.000", "5"],
   ]);
+  // Spelling accidents: a doubled backslash, `{, }`, plain braces around a list.
+  expectSame([
+    ["\\\\frac{1}{2}", "\\frac12"],
+    ["14 {, }916", "14{,}916"],
+  ]);
   expectDifferent([
+    ["32, 349", "32349"],
+    ["0,111", "111"],
     ["1,001", "1000"],
     ["1.5e3", "15"],
     ["1.5\\times10^{3}", "150"],
@@ -85,6 +92,10 @@ test("numbers: the decimal comma is read only for a whole answer against a one-n
   // Spaced, it is a list; and the boxes of a revised answer joined as a list are no decimal.
   assert.ok(!mathAnswersEqual("3, 5", "3.5"));
   assert.ok(!mathAnswersEqual("-1, 0", "-1"));
+  // `0,111` cannot be thousands. A gold is never read with a decimal comma: MATH's `-2,1` is a list.
+  assert.ok(mathAnswersEqual("0,111", "0.111"));
+  assert.ok(!mathAnswersEqual("-2.1", "-2,1"));
+  assert.ok(mathAnswersEqual("-2,1", "-2.1"));
 });
 
 test("numbers: Math-Verify's 6-decimal rounding applies only against a lone decimal number", () => {
@@ -227,12 +238,19 @@ test("assignments follow Math-Verify: the gold's form decides which side is comp
     ["x = 5", "5"],
     ["5", "x = 5"],
     ["k = \\frac{1}{2}", "0.5"],
+    // An assignment chain is its first and last sides; `\\approx` after an exact value is dropped.
+    ["x = 5+5+1 = 7 = 11", "x = 11"],
+    ["x = 1/3 \\approx 0.33", "x = \\frac13"],
+    ["x \\approx 11", "11"],
+    ["0", "1 = 2 - 1 = x = 0"],
     ["x = 10,\\!080", "10,\\!080"],
   ];
   expectSame(same, false);
   // A gold equation that is not an assignment needs an equation.
   assert.ok(!mathAnswersEqual("1", "x + y = 1"));
   assert.ok(!mathAnswersEqual("x = 6", "5"));
+  assert.ok(!mathAnswersEqual("x = 5+5+1 = 7 = 12", "x = 11"));
+  assert.ok(!mathAnswersEqual("y = 11", "x = 11"));
 });
 
 test("intervals and unions: brackets matter, union order does not", () => {
@@ -279,6 +297,11 @@ test("sets, tuples, points, matrices and multiple answers", () => {
       "\\begin{pmatrix} -\\frac13 \\\\ \\frac{2}{3} \\end{pmatrix}",
     ],
     ["5", "\\{5\\}"],
+    ["{1,3}", "(1,3)"],
+    [
+      "\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]",
+      "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+    ],
   ]);
   expectDifferent([
     ["(1,2)", "(2,1)"],

@@ -191,10 +191,7 @@ export class Comparer {
     return valid >= MIN_POINTS;
   }
 
-  private relationsEqual(
-    g: Extract<Answer, { kind: "relation" }>,
-    p: Extract<Answer, { kind: "relation" }>,
-  ): boolean {
+  private relationsEqual(g: Relation, p: Relation): boolean {
     if (g.ops.length !== p.ops.length) return false;
     const gl = links(g);
     const pl = links(p);
@@ -229,7 +226,7 @@ export class Comparer {
    * A gold `x > 3`, `-1 \le x < 2` or `x = 5` as the interval (or singleton) it describes, when
    * one side is a lone variable and the others are constants; else undefined.
    */
-  private relationAsInterval(r: Extract<Answer, { kind: "relation" }>): Answer | undefined {
+  private relationAsInterval(r: Relation): Answer | undefined {
     const isVar = (t: string) => this.parse(t)?.k === "var";
     if (r.ops.length === 2 && isVar(r.sides[1]!)) {
       const [o1, o2] = r.ops;
@@ -251,6 +248,7 @@ export class Comparer {
   }
 }
 
+type Relation = Extract<Answer, { kind: "relation" }>;
 type Link = { op: RelOp; left: string; right: string };
 
 function links(r: { ops: RelOp[]; sides: string[] }): Link[] {
@@ -282,23 +280,34 @@ function interval(lo: string, loClosed: boolean, hi: string, hiClosed: boolean):
 
 /**
  * Math-Verify's relation unwrapping (see the file comment). A side is "a lone variable" when it
- * parses to a variable or a product of variables (`xy`), as is_expr_of_only_symbols decides.
+ * parses to a variable or a product of variables (`xy`), as is_expr_of_only_symbols decides. An
+ * assignment chain `x = 5+5+1 = 11` is its first and last sides, `x = 11`; a gold chain of three
+ * or more sides (`1 = 2-1 = x`) against a prediction that is no equation is its last side.
  */
 function unwrapAssignments(
   gold: Answer,
   pred: Answer,
   parse: (t: string) => Node | null,
 ): [Answer, Answer] {
-  const isEquation = (a: Answer) => a.kind === "relation" && a.ops.every((o) => o === "=");
+  const isEquation = (a: Answer): a is Relation =>
+    a.kind === "relation" && a.ops.every((o) => o === "=");
   const onlySymbols = (n: Node | null): boolean =>
     n !== null &&
     (n.k === "var" || (n.k === "op" && n.op === "*" && onlySymbols(n.a) && onlySymbols(n.b)));
-  const lastSide = (a: Answer) => (a.kind === "relation" ? shapeOf(a.sides.at(-1)!) : a);
-  if (isEquation(pred) && !isEquation(gold)) return [gold, lastSide(pred)];
-  const goldAssignment =
-    isEquation(gold) && gold.kind === "relation" && onlySymbols(parse(gold.sides[0]!));
-  if (goldAssignment && !isEquation(pred)) return [lastSide(gold), pred];
-  return [gold, pred];
+  const isAssignment = (a: Answer): boolean => isEquation(a) && onlySymbols(parse(a.sides[0]!));
+  const truncate = (a: Relation): Relation => ({
+    kind: "relation",
+    ops: ["="],
+    sides: [a.sides[0]!, a.sides.at(-1)!],
+  });
+  const lastSide = (a: Relation) => shapeOf(a.sides.at(-1)!);
+  const g = isEquation(gold) && isAssignment(gold) ? truncate(gold) : gold;
+  const p = isEquation(pred) && isAssignment(pred) ? truncate(pred) : pred;
+  if (isEquation(p) && !isEquation(g)) return [g, lastSide(p)];
+  if (isEquation(g) && !isEquation(p) && (isAssignment(g) || g.sides.length > 2)) {
+    return [lastSide(g), p];
+  }
+  return [g, p];
 }
 
 function hasInfinity(n: Node): boolean {

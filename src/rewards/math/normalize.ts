@@ -32,7 +32,7 @@ const UNWRAP_COMMANDS = [
  * (`\text{Evelyn}`) does not match.
  */
 const TRAILING_TEXT_UNIT =
-  /^(.*\S)\s*\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{([^{}]*)\}\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*$/s;
+  /^(.*\S)\s*\\(?:text|textrm|textnormal|textbf|textit|mbox|mathrm)\s*\{([^{}]*)\}\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*$/s;
 
 /** A plain number (group 1), then words of two or more letters (group 2), maybe `^2`. */
 const NUMBER_THEN_WORDS =
@@ -53,6 +53,13 @@ export function normalizeMathAnswer(raw: string): string {
 export function normalizeWithUnit(raw: string): { text: string; unit?: string } {
   let s = raw.trim().replace(/\u2212/g, "-"); // Unicode minus sign
   let unit: string | undefined;
+  // `\\frac` written with a doubled backslash (a string escaped twice) is `\frac`; not in a matrix,
+  // where `\\` breaks rows.
+  if (!s.includes("\\begin")) s = s.replace(/\\\\(?=[a-zA-Z])/g, "\\");
+  // `10,\!080`: the negative space only keeps TeX from spacing the comma. A comma followed by a
+  // real space is a list separator, so `32, 349` is no grouped number.
+  s = s.replace(/\\!\s*/g, "").replace(/\{\s*,\s*\}/g, ","); // `1{,}000`: TeX's unspaced comma
+  const spacedComma = /,\s/.test(s);
 
   // Currency and math-mode delimiters carry no value: `\$18.90`, `$\frac12$`, `\(x\)`.
   s = s.replace(/\\\$/g, "").replace(/\$/g, "").trim();
@@ -64,7 +71,6 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   s = s.replace(/\\(?:left|right)\./g, "");
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![a-zA-Z])/g, "");
   s = s.replace(/\\(?:displaystyle|textstyle|q?quad)(?![a-zA-Z])/g, " ").replace(/~/g, " ");
-  s = s.replace(/\{,\}/g, ","); // `1{,}000`: the comma braced so TeX does not space it
 
   // Plain-text spellings: `sqrt(13)`, `pi`, `<=`, `>=`, `!=` and the Unicode signs.
   s = s.replace(/(?<![\\a-zA-Z])(sqrt|pi|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g, "\\$1");
@@ -72,13 +78,22 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   s = s.replace(/π/g, "\\pi ").replace(/√/g, "\\sqrt").replace(/∞/g, "\\infty ");
 
   // One spelling per command.
-  s = s.replace(/\\[dt]frac(?![a-zA-Z])/g, "\\frac").replace(/\\[dt]binom(?![a-zA-Z])/g, "\\binom");
+  s = s
+    .replace(/\\[dtc]frac(?![a-zA-Z])/g, "\\frac")
+    .replace(/\\[dt]binom(?![a-zA-Z])/g, "\\binom");
   s = s
     .replace(/\\leq?(?:slant)?(?![a-zA-Z])/g, "\\le")
     .replace(/\\geq?(?:slant)?(?![a-zA-Z])/g, "\\ge");
   s = s.replace(/\\neq(?![a-zA-Z])/g, "\\ne");
-  s = s.replace(/\\begin\{[bBvV]?matrix\}/g, "\\begin{pmatrix}");
-  s = s.replace(/\\end\{[bBvV]?matrix\}/g, "\\end{pmatrix}");
+  s = s.replace(/\\begin\{(?:[bBvV]?matrix|array\}\{[^}]*)\}/g, "\\begin{pmatrix}");
+  s = s.replace(/\\end\{(?:[bBvV]?matrix|array)\}/g, "\\end{pmatrix}");
+  // Brackets around a whole matrix are its delimiters: `\left[\begin{array}...\end{array}\right]`.
+  s = s.replace(/^\s*[[(]\s*(\\begin\{pmatrix\}.*\\end\{pmatrix\})\s*[\])]\s*$/s, "$1");
+  // `x = \frac13 \approx 0.33` is the exact value; a lone `x \approx 0.33` is the value given.
+  if (/\\approx(?![a-zA-Z])/.test(s)) {
+    const before = s.split(/\\approx(?![a-zA-Z])/)[0]!;
+    s = before.includes("=") ? before : s.replace(/\\approx(?![a-zA-Z])/g, "=");
+  }
 
   // Degrees are a unit: `10^\circ` is 10. Percent keeps one spelling, `\%`, for compare.ts.
   s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ(?![a-zA-Z])/g, "");
@@ -108,9 +123,14 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   s = s.replace(/\.+$/, ""); // a closing full stop
   s = s.replace(/^\+(?=\d|\\infty)/, "");
   // Thousands separators, only where the whole answer (or the right side of its only `=`) is one
-  // grouped number, so `(1,2)` and `-2,1` stay lists and `x = 10,080` is 10080.
-  const grouped = /(^|^[^,=]*=)([+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)$/.exec(s);
-  if (grouped) s = grouped[1]! + grouped[2]!.replace(/,/g, "");
+  // grouped number written without spaces after its commas, so `(1,2)`, `-2,1` and `32, 349`
+  // stay lists, `0,111` is no grouping, and `x = 10,080` is 10080.
+  const grouped = /(^|^[^,=]*=)([+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?)$/.exec(s);
+  if (grouped && !spacedComma) s = grouped[1]! + grouped[2]!.replace(/,/g, "");
+  // An answer wrapped whole in plain braces, `{1,3}`, is what they hold.
+  if (s.startsWith("{") && s.endsWith("}") && readBraceGroup(s, 0)?.end === s.length) {
+    s = s.slice(1, -1);
+  }
   // A lettered option written as `(C)` is the letter.
   s = s.replace(/^\(([A-Za-z])\)$/, "$1");
   const canonicalUnit = unit
