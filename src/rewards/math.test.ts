@@ -84,6 +84,9 @@ test("extractMathAnswer falls back as Math-Verify does: boxes, answer cue, LaTeX
   assert.deepEqual(found("so 1 000 in all"), { answer: "1000", source: "number" });
   assert.deepEqual(found("Soucis : 2,74 $ a.."), { answer: "2.74", source: "number" });
   assert.deepEqual(found("it is .4"), { answer: ".4", source: "number" });
+  // Math spans joined by `and`, `or` or a comma are one list answer.
+  assert.deepEqual(found("The roots are $1$ and $-2$."), { answer: "1, -2", source: "latex" });
+  assert.deepEqual(found("Either $1$; later $-2$."), { answer: "-2", source: "latex" });
   assert.deepEqual(found("ratio \\frac{10}{9}"), { answer: "\\frac{10}{9}", source: "number" });
   // A sentence after the cue: its last math or number.
   assert.deepEqual(found("Final Answer: The largest $n$ is 34."), {

@@ -71,13 +71,33 @@ const MATH_DELIMITERS: [open: string, close: string][] = [
   ["$", "$"],
 ];
 
+type Span = { content: string; start: number; end: number };
+
 /**
- * The last LaTeX math span, found in one left-to-right pass (a regex with a lazy body would be
- * quadratic on a response full of unclosed `\[`). An escaped `\$` is a dollar sign, not math.
+ * The last LaTeX math span, with the spans just before it when only `,`, `and` or `or` stands
+ * between them (`$1$ and $2$` is the list `1, 2`, as Math-Verify joins up to six).
  */
 function lastLatexSpan(text: string): { content: string; end: number } | undefined {
-  let last: { content: string; end: number } | undefined;
-  let open: { close: string; from: number } | undefined;
+  const spans = latexSpans(text);
+  const last = spans.at(-1);
+  if (!last) return undefined;
+  const taken = [last];
+  for (let k = spans.length - 2; k >= 0 && taken.length < 6; k--) {
+    const gap = text.slice(spans[k]!.end, taken[0]!.start);
+    if (!/^\s*(?:,?\s*(?:and|or)|,)\s*$/.test(gap)) break;
+    taken.unshift(spans[k]!);
+  }
+  return { content: taken.map((t) => t.content).join(", "), end: last.end };
+}
+
+/**
+ * The LaTeX math spans of `text`, found in one left-to-right pass (a regex with a lazy body would
+ * be quadratic on a response full of unclosed `\[`). An escaped `\$` is a dollar sign, not math;
+ * an inline `$` span ends at a line break.
+ */
+function latexSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  let open: { close: string; start: number; from: number } | undefined;
   for (let i = 0; i < text.length; i++) {
     if (text[i] === "\\" && text[i + 1] === "$") {
       i++;
@@ -86,19 +106,20 @@ function lastLatexSpan(text: string): { content: string; end: number } | undefin
     if (open) {
       if (text.startsWith(open.close, i)) {
         const content = text.slice(open.from, i).trim();
-        if (content !== "") last = { content, end: i + open.close.length };
-        i += open.close.length - 1;
+        const end = i + open.close.length;
+        if (content !== "") spans.push({ content, start: open.start, end });
+        i = end - 1;
         open = undefined;
       } else if (open.close === "$" && text[i] === "\n") open = undefined;
       continue;
     }
     const delimiter = MATH_DELIMITERS.find(([o]) => text.startsWith(o, i));
     if (delimiter) {
-      open = { close: delimiter[1], from: i + delimiter[0].length };
+      open = { close: delimiter[1], start: i, from: i + delimiter[0].length };
       i += delimiter[0].length - 1;
     }
   }
-  return last;
+  return spans;
 }
 
 /**

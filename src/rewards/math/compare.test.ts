@@ -243,6 +243,11 @@ test("assignments follow Math-Verify: the gold's form decides which side is comp
     ["x = 1/3 \\approx 0.33", "x = \\frac13"],
     ["x \\approx 11", "11"],
     ["0", "1 = 2 - 1 = x = 0"],
+    // A left side that names a quantity: a tuple of variables, a ratio, an absolute value.
+    ["(3,2)", "(p,q)=(3,2)"],
+    ["7:32", "V_1:V_2 = 7:32"],
+    ["1", "|AB| = 1"],
+    ["\\frac{1}{\\sqrt{6}}", "\\frac{NO}{BO}=\\frac{1}{\\sqrt{6}}"],
     ["x = 10,\\!080", "10,\\!080"],
   ];
   expectSame(same, false);
@@ -268,12 +273,13 @@ test("intervals and unions: brackets matter, union order does not", () => {
     ["(2, \\infty)", "(-\\infty, 2)"],
     ["(1, \\infty)", "(1, 10^{400})"],
   ]);
-  // A gold inequality against a predicted interval (not the other way: Math-Verify's default).
+  // An inequality against an interval, either way round.
   assert.ok(mathAnswersEqual("(3, \\infty)", "x > 3"));
   assert.ok(mathAnswersEqual("[-1, 2)", "-1 \\le x < 2"));
   assert.ok(mathAnswersEqual("(-\\infty, 4]", "4 \\ge x"));
   assert.ok(!mathAnswersEqual("[3, \\infty)", "x > 3"));
-  assert.ok(!mathAnswersEqual("x > 3", "(3, \\infty)"));
+  assert.ok(mathAnswersEqual("x > 3", "(3, \\infty)"));
+  assert.ok(!mathAnswersEqual("x \\ge 3", "(3, \\infty)"));
 });
 
 test("sets, tuples, points, matrices and multiple answers", () => {
@@ -298,6 +304,8 @@ test("sets, tuples, points, matrices and multiple answers", () => {
     ],
     ["5", "\\{5\\}"],
     ["{1,3}", "(1,3)"],
+    ["\\{-12, -11, -10\\}", "-12;-11;-10"],
+    ["(0,-2,6), (4,0,0)", "(4;0;0),(0;-2;6)"],
     [
       "\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]",
       "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
@@ -316,6 +324,8 @@ test("sets, tuples, points, matrices and multiple answers", () => {
     ],
     ["\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix} 1 & 2 \\end{pmatrix}"],
     ["1 \\pm \\sqrt{19}", "1 + \\sqrt{19}"],
+    ["1 \\pm \\sqrt{19}, 1 + \\sqrt{19}", "1 \\pm \\sqrt{19}"],
+    ["2, 2", "2"],
   ]);
 });
 

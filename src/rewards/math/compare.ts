@@ -10,9 +10,11 @@
  * - Relations: sides swapped (`x > 3` is `3 < x`), and rearranged: each link becomes
  *   `lhs - rhs  op  0`; two links match when their operators agree and the differences are
  *   proportional — by any nonzero constant for `=` and `\ne` (`2x+2y=2` is `x+y=1`, as sympy's
- *   solve finds), by a positive constant for inequalities (so `-x > -3` is not `x > 3`). A gold
- *   one-variable inequality against a predicted interval is read as that interval.
- * - Sets and lists are unordered (multiset matching), tuples and intervals ordered with their
+ *   solve finds), by a positive constant for inequalities (so `-x > -3` is not `x > 3`). A
+ *   one-variable inequality against an interval is read as that interval, on either side.
+ * - Sets and lists are unordered, matched item for item (repeats are kept, unlike sympy's
+ *   FiniteSet: `1\pm\sqrt{19}, 1+\sqrt{19}`, a revised answer joined to the first, must not
+ *   collapse into the right pair); tuples and intervals ordered with their
  *   brackets; an open two-item `(a,b)` also matches the bare list `a, b` in that order; a scalar
  *   is the singleton set. Unions match part for part in any order (no merging of touching parts).
  * - Scalars: text equality first; words (`\text{even}`) only by text, without case. Otherwise both
@@ -69,9 +71,15 @@ export class Comparer {
     this.tick();
     const [g, p] = unwrapAssignments(gold, pred, (t) => this.parse(t));
     if (g.kind === "relation" && p.kind === "relation") return this.relationsEqual(g, p);
+    // A one-variable inequality and the interval it describes, either way round (Math-Verify
+    // only reads a gold inequality so; its allow_set_relation_comp reads both).
     if (g.kind === "relation" && (p.kind === "tuple" || p.kind === "union")) {
       const interval = this.relationAsInterval(g);
       return interval !== undefined && this.equal(interval, p);
+    }
+    if (p.kind === "relation" && (g.kind === "tuple" || g.kind === "union")) {
+      const interval = this.relationAsInterval(p);
+      return interval !== undefined && this.equal(g, interval);
     }
     if (g.kind === "relation" || p.kind === "relation") return false;
     if (g.kind === "scalar" && p.kind === "scalar") return this.scalarsEqual(g.text, p.text);
@@ -279,8 +287,8 @@ function interval(lo: string, loClosed: boolean, hi: string, hiClosed: boolean):
 }
 
 /**
- * Math-Verify's relation unwrapping (see the file comment). A side is "a lone variable" when it
- * parses to a variable or a product of variables (`xy`), as is_expr_of_only_symbols decides. An
+ * Math-Verify's relation unwrapping (see the file comment). An assignment's left side names
+ * quantities (onlySymbols, or a tuple of them: `(p,q) = (3,2)`). An
  * assignment chain `x = 5+5+1 = 11` is its first and last sides, `x = 11`; a gold chain of three
  * or more sides (`1 = 2-1 = x`) against a prediction that is no equation is its last side.
  */
@@ -291,10 +299,11 @@ function unwrapAssignments(
 ): [Answer, Answer] {
   const isEquation = (a: Answer): a is Relation =>
     a.kind === "relation" && a.ops.every((o) => o === "=");
-  const onlySymbols = (n: Node | null): boolean =>
-    n !== null &&
-    (n.k === "var" || (n.k === "op" && n.op === "*" && onlySymbols(n.a) && onlySymbols(n.b)));
-  const isAssignment = (a: Answer): boolean => isEquation(a) && onlySymbols(parse(a.sides[0]!));
+  const isAssignment = (a: Relation): boolean => {
+    const lhs = shapeOf(a.sides[0]!);
+    const items = lhs.kind === "tuple" ? lhs.items : [lhs];
+    return items.every((x) => x.kind === "scalar" && onlySymbols(parse(x.text)));
+  };
   const truncate = (a: Relation): Relation => ({
     kind: "relation",
     ops: ["="],
@@ -308,6 +317,18 @@ function unwrapAssignments(
     return [lastSide(g), p];
   }
   return [g, p];
+}
+
+/**
+ * A side that names a quantity rather than giving a value: variables combined by products,
+ * quotients, ratios and absolute values (`x`, `xy`, `|AB|`, `\frac{NO}{BO}`, `V_1:V_2`), as
+ * is_expr_of_only_symbols decides; but not sums, so `x + y = 1` stays an equation.
+ */
+function onlySymbols(n: Node | null): boolean {
+  if (n === null) return false;
+  if (n.k === "var") return true;
+  if (n.k === "op") return (n.op === "*" || n.op === "/") && onlySymbols(n.a) && onlySymbols(n.b);
+  return n.k === "fn" && n.name === "abs" && onlySymbols(n.args[0]!);
 }
 
 function hasInfinity(n: Node): boolean {

@@ -70,7 +70,7 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   s = s.replace(/\\\\|\\[!,;: ]/g, (m) => (m === "\\\\" ? m : " "));
   s = s.replace(/\\(?:left|right)\./g, "");
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![a-zA-Z])/g, "");
-  s = s.replace(/\\(?:displaystyle|textstyle|q?quad)(?![a-zA-Z])/g, " ").replace(/~/g, " ");
+  s = s.replace(/\\(?:displaystyle|textstyle)(?![a-zA-Z])|\\q?quad/g, " ").replace(/~/g, " ");
 
   // Plain-text spellings: `sqrt(13)`, `pi`, `<=`, `>=`, `!=` and the Unicode signs.
   s = s.replace(/(?<![\\a-zA-Z])(sqrt|pi|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g, "\\$1");

@@ -4,7 +4,7 @@
  * Reads the text normalize.ts produced (one spelling per command, spaces gone except after a
  * command name). Covers what final answers use: numbers (decimal literals are marked `float`, as
  * Math-Verify keeps sympy Floats apart from Rationals), `+ - * / ^`, `\cdot \times \div`, implicit
- * products (`2x`, `3\sqrt{2}`, `xy`, `(x+1)(x-1)`), mixed numbers (`2\frac{1}{2}` is 5/2),
+ * products (`2x`, `3\sqrt{2}`, `xy`, `(x+1)(x-1)`), ratios (`7:32` is 7/32), mixed numbers (`2\frac{1}{2}` is 5/2),
  * `\frac \sqrt \binom`, `\sin^2x`, `\log_2 8`, `|x|`, `n!`, `X\%` (a percent node), variables
  * (letters, Greek commands, subscripts `x_1`), and the constants `\pi`, `e`, `i`, `\infty`.
  *
@@ -100,7 +100,7 @@ function tokenize(s: string): Token[] {
       continue;
     }
     if (/[a-zA-Z]/.test(c)) tokens.push({ t: "letter", text: c });
-    else if ("+-*/^()[]{}|!_%'".includes(c)) tokens.push({ t: "sym", text: c });
+    else if ("+-*/^()[]{}|!_%':".includes(c)) tokens.push({ t: "sym", text: c });
     else if (c !== " ") throw new ParseError(`unsupported character ${c}`);
     i++;
   }
@@ -165,7 +165,7 @@ class Parser {
       if (this.isSym("*") || this.isCmd("cdot", "times", "ast")) {
         this.pos++;
         node = op("*", node, this.unary());
-      } else if (this.isSym("/") || this.isCmd("div")) {
+      } else if (this.isSym("/") || this.isSym(":") || this.isCmd("div")) {
         this.pos++;
         node = op("/", node, this.unary());
       } else if (this.startsAtom()) node = op("*", node, this.postfix());

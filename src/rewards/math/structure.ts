@@ -83,7 +83,8 @@ function enclosedWhole(s: string): boolean {
   return depth === 0;
 }
 
-const COMMA = /,/;
+/** Items are separated by commas, or semicolons (`(0;-2;6)`, `-12;-11`) as Math-Verify reads them. */
+const COMMA = /[,;]/;
 const UNION = /\\cup(?![a-zA-Z])/;
 const RELATION = /\\(?:le|ge|ne|lt|gt)(?![a-zA-Z])|<|>|=/;
 
