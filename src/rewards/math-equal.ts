@@ -75,19 +75,21 @@ export function compareAnswers(
   if (gold === pred) return true;
   const comparer = new Comparer(deadline);
   if (comparer.equal(shapeOf(gold), shapeOf(pred))) return true;
-  // A predicted decimal comma: `3,5` against 3.5 (see decimalCommaReading). Not the gold's:
-  // MATH's `-2,1` is a list of two roots, never -2.1.
-  const decimal = decimalCommaReading(predicted);
-  return decimal !== undefined && comparer.scalarsEqual(gold, decimal);
+  // Other readings of a predicted number, tried against a gold that is one value: never the
+  // gold's (MATH's `-2,1` is a list of two roots, never -2.1).
+  const reading = numberReading(predicted.trim());
+  return reading !== undefined && comparer.scalarsEqual(gold, reading);
 }
 
 /**
- * `3,5` read as 3.5: the whole answer is digits, a comma and digits, with no space. Three digits
- * after the comma make it a thousands separator (`3,500`) unless the integer part is 0 (`0,111`).
- * Tried only after the list reading failed, so `3,5` still equals the list `5, 3`.
+ * A predicted answer that is a list by its commas but one number by its digits: `58, 500` with
+ * groups of three (a spaced thousands separator) is 58500; `3,5` without a space is 3.5 (a decimal
+ * comma; with three digits after it, `3,500`, it is a thousands separator unless the integer part
+ * is 0, `0,111`). Tried only after the list reading failed, so `3,5` still equals `5, 3`.
  */
-function decimalCommaReading(raw: string): string | undefined {
-  const m = /^([+-]?\d+),(\d+)$/.exec(raw.trim());
+function numberReading(raw: string): string | undefined {
+  if (/^[+-]?[1-9]\d{0,2}(?:,\s*\d{3})+(?:\.\d+)?$/.test(raw)) return raw.replace(/[,\s]/g, "");
+  const m = /^([+-]?\d+),(\d+)$/.exec(raw);
   if (!m || (m[2]!.length === 3 && !/^[+-]?0$/.test(m[1]!))) return undefined;
   return `${m[1]}.${m[2]}`;
 }

@@ -56,9 +56,9 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   // `\\frac` written with a doubled backslash (a string escaped twice) is `\frac`; not in a matrix,
   // where `\\` breaks rows.
   if (!s.includes("\\begin")) s = s.replace(/\\\\(?=[a-zA-Z])/g, "\\");
-  // `10,\!080`: the negative space only keeps TeX from spacing the comma. A comma followed by a
-  // real space is a list separator, so `32, 349` is no grouped number.
-  s = s.replace(/\\!\s*/g, "").replace(/\{\s*,\s*\}/g, ","); // `1{,}000`: TeX's unspaced comma
+  // `10,\!080`: the negative space (with any spaces around it) only keeps TeX from spacing the
+  // comma. A comma followed by a plain space is a list separator: `32, 349` is no grouped number.
+  s = s.replace(/\s*\\!\s*/g, "").replace(/\{\s*,\s*\}/g, ","); // `1{,}000`: TeX's unspaced comma
   const spacedComma = /,\s/.test(s);
 
   // Currency and math-mode delimiters carry no value: `\$18.90`, `$\frac12$`, `\(x\)`.
