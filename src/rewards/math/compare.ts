@@ -3,10 +3,11 @@
  * follow Math-Verify 0.9.0's `sympy_expr_eq` (huggingface/Math-Verify, src/math_verify/grader.py),
  * without sympy. Gold and prediction are not symmetric, as there:
  *
- * - Assignments: a gold `y = 2x+3` (a lone variable on the left) against a prediction that is not
- *   an equation compares its right side; a predicted equation against a gold that is not an
- *   equation compares the prediction's last right side (`x = 5` against `5`). Two relations are
- *   compared as relations, so `x = 1` is not `y = 1`.
+ * - Assignments: a gold `y = 2x+3` (its left side names a quantity: `y`, `(p,q)`, `|AB|`)
+ *   against a prediction that is not an equation compares its right side; a predicted equation
+ *   against a gold that is not an equation compares the prediction's last right side (`x = 5`
+ *   against `5`). An assignment chain `x = 5+6 = 11` is `x = 11`. Two relations are compared as
+ *   relations, so `x = 1` is not `y = 1`, and a gold `x + y = 1` needs an equation.
  * - Relations: sides swapped (`x > 3` is `3 < x`), and rearranged: each link becomes
  *   `lhs - rhs  op  0`; two links match when their operators agree and the differences are
  *   proportional — by any nonzero constant for `=` and `\ne` (`2x+2y=2` is `x+y=1`, as sympy's
@@ -14,9 +15,10 @@
  *   one-variable inequality against an interval is read as that interval, on either side.
  * - Sets and lists are unordered, matched item for item (repeats are kept, unlike sympy's
  *   FiniteSet: `1\pm\sqrt{19}, 1+\sqrt{19}`, a revised answer joined to the first, must not
- *   collapse into the right pair); tuples and intervals ordered with their
- *   brackets; an open two-item `(a,b)` also matches the bare list `a, b` in that order; a scalar
- *   is the singleton set. Unions match part for part in any order (no merging of touching parts).
+ *   collapse into the right pair). Tuples and intervals are ordered, with their brackets; an open
+ *   two-item `(a,b)` also matches the bare list `a, b` in that order, never the braced set
+ *   `\{a, b\}` (Math-Verify accepts that). A scalar is the singleton set. Unions match part for
+ *   part in any order (touching parts are not merged).
  * - Scalars: text equality first; words (`\text{even}`) only by text, without case. Otherwise both
  *   sides are parsed (parse.ts). Constants compare exactly when both are rational; when either is
  *   a lone number with a decimal point (a sympy Float) both are rounded to 6 decimals
@@ -231,8 +233,8 @@ export class Comparer {
   }
 
   /**
-   * A gold `x > 3`, `-1 \le x < 2` or `x = 5` as the interval (or singleton) it describes, when
-   * one side is a lone variable and the others are constants; else undefined.
+   * `x > 3`, `3 \ge x` or `-1 \le x < 2` as the interval it describes, when one side is a lone
+   * variable; else undefined.
    */
   private relationAsInterval(r: Relation): Answer | undefined {
     const isVar = (t: string) => this.parse(t)?.k === "var";

@@ -3,8 +3,8 @@
  *
  *   matrix    `\begin{pmatrix}1&2\\3&4\end{pmatrix}` (every matrix spelling became pmatrix)
  *   union     `(-\infty,2]\cup(3,\infty)`: its parts, in any order
- *   set       `\{1,2\}` (braced) or a bare list `1, 2` (Math-Verify reads both as a FiniteSet);
- *             `a \pm b` is the bare list `a+b, a-b`
+ *   set       `\{1,2\}` (braced) or a bare list `1, 2` or `1; 2` (Math-Verify reads both as a
+ *             FiniteSet); `a \pm b` is the bare list `a+b, a-b`
  *   tuple     `(1,2,3)`, `[1,2)`: its brackets and items. Two items in brackets are an interval or
  *             a point; compare.ts decides by what the other side is, as Math-Verify does
  *   relation  `y = 2x+3`, `x > 3`, `1 < x \le 2`: a chain of sides and operators
