@@ -137,6 +137,7 @@ export {
   lastTagContent,
   llmEqualityGrader,
   type MathAnswerSource,
+  type MathEqualOptions,
   mathAnswersEqual,
   mathGrader,
   multipleChoiceGrader,

@@ -9,7 +9,7 @@
  * equivalent rewriting, as MATH's graders and Math-Verify both treat it); a rewritten wrong value
  * keeps the reference's decoration, so only the value differs.
  */
-import { Rational } from "../../src/rewards/index.js";
+import { Rational } from "../../src/rewards/rational.js";
 
 type Notation = "integer" | "decimal" | "fraction" | "mixed";
 

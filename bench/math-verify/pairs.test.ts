@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../../src/random.js";
-import { Rational } from "../../src/rewards/index.js";
+import { Rational } from "../../src/rewards/rational.js";
 import { parsePolynomial } from "./expressions.js";
 import {
   exactDecimal,

@@ -5,7 +5,7 @@
  * ones because they change only what surrounds the answer or a LaTeX spelling with one meaning
  * (`\dfrac` and `\frac`, `\left(` and `(`). A family returns [] for answers it does not cover.
  */
-import { Rational } from "../../src/rewards/index.js";
+import { Rational } from "../../src/rewards/rational.js";
 import {
   decorate,
   exactDecimal,

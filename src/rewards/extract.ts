@@ -52,16 +52,23 @@ function matchingBraces(text: string): Map<number, number> {
   return close;
 }
 
+/** One complete `\boxed{...}` in a text: its content and where the command starts and ends. */
+export interface BoxedSpan {
+  content: string;
+  start: number;
+  end: number;
+}
+
 /**
- * The content of the last complete `\boxed{...}` (or `\fbox{...}`) in `text`: the convention of
- * MATH (Hendrycks et al.) and of most math RL prompts. Nested braces are matched, `\boxed {x}` and
- * the brace-less `\boxed 5` are accepted, a box inside a box belongs to the outer answer
- * (`\boxed{\frac{1}{\boxed{2}}}` is `\frac{1}{\boxed{2}}`), and a final box that never closes (a
- * response cut off by the length limit) is skipped in favour of the one before it.
+ * Every complete `\boxed{...}` (or `\fbox{...}`) in `text`, in order: the convention of MATH
+ * (Hendrycks et al.) and of most math RL prompts. Nested braces are matched, `\boxed {x}` and the
+ * brace-less `\boxed 5` are accepted, a box inside a box belongs to the outer answer
+ * (`\boxed{\frac{1}{\boxed{2}}}` is `\frac{1}{\boxed{2}}`), and a box that never closes (a
+ * response cut off by the length limit) is skipped.
  */
-export function lastBoxed(text: string): string | undefined {
+export function boxedSpans(text: string): BoxedSpan[] {
   let braces: Map<number, number> | undefined;
-  let found: string | undefined;
+  const spans: BoxedSpan[] = [];
   let coveredUntil = 0;
   const bare = /[^\s${}]+/y;
   for (const m of text.matchAll(/\\(?:boxed|fbox)(?![a-zA-Z])/g)) {
@@ -73,7 +80,7 @@ export function lastBoxed(text: string): string | undefined {
       braces ??= matchingBraces(text);
       const end = braces.get(i) ?? -1;
       if (end >= 0) {
-        found = text.slice(i + 1, end).trim();
+        spans.push({ content: text.slice(i + 1, end).trim(), start: m.index, end: end + 1 });
         coveredUntil = end + 1;
       }
       continue;
@@ -83,11 +90,16 @@ export function lastBoxed(text: string): string | undefined {
     bare.lastIndex = i;
     const token = i > afterName ? bare.exec(text) : null;
     if (token) {
-      found = token[0];
+      spans.push({ content: token[0], start: m.index, end: i + token[0].length });
       coveredUntil = i + token[0].length;
     }
   }
-  return found;
+  return spans;
+}
+
+/** The content of the last complete box in `text` (see boxedSpans), or undefined. */
+export function lastBoxed(text: string): string | undefined {
+  return boxedSpans(text).at(-1)?.content;
 }
 
 /**
@@ -136,11 +148,11 @@ export function lastTagContent(text: string, tag: string): string | undefined {
 /**
  * Trims what surrounds an answer on its line: markdown emphasis, an inline-math wrapper (only the
  * first `$...$` span counts: "The final answer is $5$. I hope it is correct." is Minerva's
- * format), a trailing sentence after ". " and a closing full stop.
+ * format; an escaped `\$` inside it is a dollar sign), a trailing sentence after ". " and a closing full stop.
  */
 export function cleanAnswerText(line: string, cutSentence = true): string {
   let s = line.trim().replace(/^[*_\s]+/, "");
-  const math = /^\$\$?([^$]+)\$/.exec(s) ?? /^\\\((.+?)\\\)/.exec(s);
+  const math = /^\$\$?((?:\\\$|[^$])+)\$/.exec(s) ?? /^\\\((.+?)\\\)/.exec(s);
   if (math) return (math[1] ?? "").trim();
   const sentenceEnd = cutSentence ? s.search(/\.\s+\S/) : -1;
   if (sentenceEnd >= 0) s = s.slice(0, sentenceEnd);

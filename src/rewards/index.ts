@@ -73,14 +73,13 @@ export {
   type JudgeQuestion,
   type JudgeRoute,
 } from "./judge-client.js";
-export { evaluateLatex, type LatexValue, latexValuesEqual } from "./latex-eval.js";
 export {
   extractMathAnswer,
   type MathAnswerSource,
   mathGrader,
   mathGroundTruth,
 } from "./math.js";
-export { mathAnswersEqual, normalizeMathAnswer } from "./math-equal.js";
+export { type MathEqualOptions, mathAnswersEqual, normalizeMathAnswer } from "./math-equal.js";
 export {
   extractQaAnswer,
   normalizeQaAnswer,
@@ -89,7 +88,6 @@ export {
   qaF1,
   qaF1Grader,
 } from "./qa.js";
-export { Rational } from "./rational.js";
 export type { Grader } from "./types.js";
 
 /** The name a benchmark or config uses for a built-in grader. */

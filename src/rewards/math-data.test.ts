@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { lastBoxed } from "./extract.js";
-import { evaluateLatex } from "./latex-eval.js";
+import { evaluateExact } from "./math/evaluate.js";
+import { ParseError, parseExpression } from "./math/parse.js";
 import { mathGrader, mathGroundTruth } from "./math.js";
 import { mathAnswersEqual, normalizeMathAnswer } from "./math-equal.js";
 import { Rational } from "./rational.js";
@@ -41,7 +42,12 @@ function rows(dataDir: string, file: string): Record<string, unknown>[] {
 
 /** A number that differs from the truth: the truth plus one where it has an exact value. */
 function differentNumber(truth: string): string {
-  const value = evaluateLatex(normalizeMathAnswer(truth))?.exact;
+  let value: Rational | undefined;
+  try {
+    value = evaluateExact(parseExpression(normalizeMathAnswer(truth)));
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+  }
   return value ? value.add(Rational.fromInt(1)).toString() : "987654321";
 }
 
