@@ -5,7 +5,15 @@
  * cycle.
  */
 import type { GraderName } from "../rewards/index.js";
-import type { Task } from "../types/index.js";
+import type { ChatMessage, Task } from "../types/index.js";
+
+/**
+ * Graders that catalog rows name and that are being added to `graders` (rewards/index.ts) in
+ * parallel work: ifeval/ifbench (instruction following), chrf (translation), bfcl (function
+ * calls), judge and llm_equality (LLM judges). Until they are registered, getGrader refuses them
+ * with its list of known graders; once registered, this union folds into GraderName.
+ */
+export type PendingGraderName = "ifeval" | "ifbench" | "chrf" | "bfcl" | "judge" | "llm_equality";
 
 export interface BenchmarkSource {
   /** Hugging Face Hub dataset id. Absent for generated benchmarks. */
@@ -22,6 +30,20 @@ export interface BenchmarkSource {
   files?: Record<string, string>;
   /** The Hub's name for a split where it differs from ours (AIME's only Hub split is "train"). */
   hfSplits?: Record<string, string>;
+  /**
+   * For a dataset published as one Hub config per part (hendrycks_math's seven subjects): a split
+   * from the Hub is the same split of every config listed, in this order, each downloaded and
+   * cached as its own config. `config` is then absent. A `--data-dir` folder holds the whole
+   * split as one file, as for any other benchmark.
+   */
+  configs?: readonly string[];
+  /**
+   * A second file per split joined onto its rows by a key (BFCL keeps each category's possible
+   * answers in possible_answer/<file>): `files` names each split's file in the repo; every row gets
+   * the companion row whose `key` equals its own under `field` (absent when none has). In a
+   * `--data-dir` folder and in the cache it is `<split>.<field>.<ext>` beside the split's file.
+   */
+  companion?: { files: Record<string, string>; key: string; field: string };
   /**
    * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
    * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and
@@ -52,12 +74,26 @@ export interface BenchmarkEntry {
    */
   toTask(row: Record<string, unknown>, index: number, split: string): Task;
   /**
+   * Rows the benchmark leaves out, decided once for every source (Hub, cache, --data-dir): `keep`
+   * says whether a row is used, `reason` says in the catalog why the others are not (HLE's image
+   * questions, WMT24++'s bad sources). Row positions then count the kept rows only.
+   */
+  rowFilter?: { reason: string; keep(row: Record<string, unknown>): boolean };
+  /**
    * The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks
    * it up. "verifier": the episode's own verifier result (harbor.ts's verifierEvaluator).
    */
-  grader: GraderName | "verifier";
+  grader: GraderName | PendingGraderName | "verifier";
+  /** The system prompt; "" when the benchmark sends none (IFEval's prompts stand alone). */
   systemPrompt: string;
   userPrompt(task: Task): string;
+  /**
+   * The whole conversation the default agent sends, when it is not `systemPrompt` then
+   * `userPrompt(task)`: a multi-turn history whose last message is the user's (MultiChallenge), or
+   * a system prompt made per task (BFCL's function docs, HLE's format by answer type).
+   * `benchmarkMessages` uses it when present.
+   */
+  messages?(task: Task): ChatMessage[];
   /** "single-turn": defaultRollout's one chat call; "tool-agent": the built-in tool agent (agents/), which the CLI makes. */
   defaultAgent: "single-turn" | "tool-agent";
   /** Present for benchmarks whose tasks are generated rather than downloaded. */

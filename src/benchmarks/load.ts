@@ -53,11 +53,19 @@ function parseJsonLines(text: string, path: string): Row[] {
   return rows;
 }
 
-function parseJsonDocument(text: string, path: string): Row[] {
+/**
+ * A `.json` file: one JSON document (an array of rows or {data: [...]}), or — as BFCL publishes its
+ * `.json` files — one JSON object per line, recognised by a text that is not one document but
+ * whose first line is a whole object. Anything else reports the document's parse error.
+ */
+function parseJson(text: string, path: string): Row[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    const body = text.trimStart();
+    const newline = body.indexOf("\n");
+    if (newline > 0 && isJsonObject(body.slice(0, newline))) return parseJsonLines(text, path);
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${path}: not valid JSON (${reason})`);
   }
@@ -74,6 +82,14 @@ function parseJsonDocument(text: string, path: string): Row[] {
     if (!isRow(row)) throw new Error(`${path}: row ${i} is not a JSON object`);
     return row;
   });
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    return isRow(JSON.parse(text));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -127,7 +143,7 @@ async function loadFile(path: string): Promise<Row[]> {
     text = bytes.toString("utf8");
   }
   if (path.endsWith(".jsonl") || path.endsWith(".jsonl.gz")) return parseJsonLines(text, path);
-  if (path.endsWith(".json")) return parseJsonDocument(text, path);
+  if (path.endsWith(".json")) return parseJson(text, path);
   throw new Error(`${path}: unsupported file type; rllm reads ${DATA_EXTENSIONS.join(", ")} files`);
 }
 
@@ -234,35 +250,74 @@ function splitCheck(entry: BenchmarkEntry, split: string): void {
   }
 }
 
-/** Finds (or downloads) the file holding a split, following the order in the module comment. */
+/**
+ * Finds (or downloads) the files holding a split, following the order in the module comment: one
+ * file or folder, or one per Hub config when the entry's split spans several (`source.configs`).
+ */
 async function locateSplit(
   entry: BenchmarkEntry,
   split: string,
   options: LoadBenchmarkOptions,
-): Promise<string | undefined> {
+): Promise<string[] | undefined> {
   if (options.dataDir) {
     const dir = join(options.dataDir, entry.name);
     const found = await findSplitFile(dir, split);
-    if (found || entry.generator) return found;
+    if (found) return [found];
+    if (entry.generator) return undefined;
     splitCheck(entry, split);
     const whole = entry.source.oneFile && (await findSplitFile(dir, entry.source.oneFile.name));
-    if (whole) return whole;
-    const present = await readdir(dir).catch(() => [] as string[]);
-    const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
-    throw new Error(
-      `No file for ${entry.name} split "${split}" under ${options.dataDir}: looked for ` +
-        `${splitCandidates(dir, split).join(", ")}.${listing} ${dataDirHelp(entry.name, split)}`,
-    );
+    if (whole) return [whole];
+    throw await missingInDataDir(entry, split, dir, options.dataDir);
   }
   splitCheck(entry, split);
-  const { hfDataset, config } = entry.source;
-  if (!hfDataset) return undefined;
+  if (!entry.source.hfDataset) return undefined;
+  const configs = entry.source.configs ?? [entry.source.config];
+  const paths: string[] = [];
+  for (const config of configs) {
+    const hfSplit = entry.source.hfSplits?.[split] ?? split;
+    const file = entry.source.files?.[split];
+    paths.push(await hubSplit(entry, split, { name: split, hfSplit, file, config }, options));
+  }
+  return paths;
+}
 
-  const cacheDir = hubCacheDir(hfDataset, config, options.cacheDir);
-  const cached = await findSplitFile(cacheDir, split);
+async function missingInDataDir(
+  entry: BenchmarkEntry,
+  split: string,
+  dir: string,
+  dataDir: string,
+  name = split,
+): Promise<Error> {
+  const present = await readdir(dir).catch(() => [] as string[]);
+  const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
+  return new Error(
+    `No file for ${entry.name} split "${split}" under ${dataDir}: looked for ` +
+      `${splitCandidates(dir, name).join(", ")}.${listing} ${dataDirHelp(entry.name, split)}`,
+  );
+}
+
+/** What to fetch for a split: our cache name, the Hub's split name, the repo file, the config. */
+interface HubPart {
+  name: string;
+  hfSplit: string;
+  file: string | undefined;
+  config: string | undefined;
+}
+
+/** One part of a split from the Hub: from the cache, else downloaded into it. */
+async function hubSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  part: HubPart,
+  options: LoadBenchmarkOptions,
+): Promise<string> {
+  const hfDataset = entry.source.hfDataset!;
+  const cacheDir = hubCacheDir(hfDataset, part.config, options.cacheDir);
+  const cached = await findSplitFile(cacheDir, part.name);
   if (cached) return cached;
 
-  const lookedFor = `${join(cacheDir, split)}{${DATA_EXTENSIONS.join(",")}} or ${join(cacheDir, split)}/`;
+  const at = join(cacheDir, part.name);
+  const lookedFor = `${at}{${DATA_EXTENSIONS.join(",")}} or ${at}/`;
   const offline = options.offline ?? process.env.HF_HUB_OFFLINE === "1";
   if (offline) {
     throw new Error(
@@ -270,15 +325,14 @@ async function locateSplit(
         `${lookedFor}. ${dataDirHelp(entry.name, split)}`,
     );
   }
-  const hfSplit = entry.source.hfSplits?.[split] ?? split;
   try {
     return await downloadSplit(
       {
         hfDataset,
-        config,
-        hfSplit,
-        split,
-        file: entry.source.files?.[split],
+        config: part.config,
+        hfSplit: part.hfSplit,
+        split: part.name,
+        file: part.file,
         cacheDir: options.cacheDir,
       },
       { endpoint: options.hubEndpoint ?? hfEndpoint(), timeoutMs: options.timeoutMs },
@@ -292,6 +346,49 @@ async function locateSplit(
       { cause: error },
     );
   }
+}
+
+/** The rows of a split's companion file (`source.companion`), from the same place as the split. */
+async function companionRows(
+  entry: BenchmarkEntry,
+  split: string,
+  options: LoadBenchmarkOptions,
+): Promise<Row[] | undefined> {
+  const companion = entry.source.companion;
+  if (!companion) return undefined;
+  const name = `${split}.${companion.field}`;
+  if (options.dataDir) {
+    const dir = join(options.dataDir, entry.name);
+    const found = await findSplitFile(dir, name);
+    if (!found) throw await missingInDataDir(entry, split, dir, options.dataDir, name);
+    return loadRows(found);
+  }
+  const file = companion.files[split];
+  if (!file)
+    throw new Error(
+      `${entry.name}: the catalog names no ${companion.field} file for split "${split}"`,
+    );
+  const part = { name, hfSplit: split, file, config: entry.source.config };
+  return loadRows(await hubSplit(entry, split, part, options));
+}
+
+/** Each row with its companion row (same `key`) under `field`; a key seen twice is an error. */
+function joinCompanion(entry: BenchmarkEntry, rows: Row[], companion: Row[]): Row[] {
+  const { key, field } = entry.source.companion!;
+  const byKey = new Map<unknown, Row>();
+  for (const [i, row] of companion.entries()) {
+    const value = row[key];
+    if (value === undefined || value === null) {
+      throw new Error(`${entry.name}: ${field} row ${i} has no "${key}" to join on`);
+    }
+    if (byKey.has(value))
+      throw new Error(`${entry.name}: ${field} rows repeat ${key} ${JSON.stringify(value)}`);
+    byKey.set(value, row);
+  }
+  return rows.map((row) => {
+    const match = byKey.get(row[key]);
+    return match === undefined ? row : { ...row, [field]: match };
+  });
 }
 
 function select<T>(
@@ -332,9 +429,9 @@ export async function loadBenchmark(
 ): Promise<Task[]> {
   const entry = getBenchmark(name);
   const split = options.split ?? entry.source.defaultSplit;
-  const path = await locateSplit(entry, split, options);
+  const paths = await locateSplit(entry, split, options);
 
-  if (path === undefined) {
+  if (paths === undefined) {
     if (!entry.generator) {
       throw new Error(`${entry.name} has neither a Hub dataset nor a generator in the catalog`);
     }
@@ -348,8 +445,27 @@ export async function loadBenchmark(
     return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
   }
 
-  const rows = rowsOfSplit(entry, split, path, await loadRows(path));
-  return select(rows, options, path).map(({ item, index }) => entry.toTask(item, index, split));
+  let rows: Row[] = [];
+  for (const path of paths) rows.push(...rowsOfSplit(entry, split, path, await loadRows(path)));
+  const companion = await companionRows(entry, split, options);
+  if (companion) rows = joinCompanion(entry, rows, companion);
+  const kept = keptRows(entry, split, rows, paths.join(", "));
+  return select(kept, options, paths.join(", ")).map(({ item, index }) =>
+    entry.toTask(item, index, split),
+  );
+}
+
+/** The rows the entry's rowFilter keeps; a split it empties is an error that says why. */
+function keptRows(entry: BenchmarkEntry, split: string, rows: Row[], from: string): Row[] {
+  const filter = entry.rowFilter;
+  if (!filter) return rows;
+  const kept = rows.filter((row) => filter.keep(row));
+  if (kept.length === 0) {
+    throw new Error(
+      `${from}: none of the ${rows.length} rows of ${entry.name} split "${split}" is used (${filter.reason})`,
+    );
+  }
+  return kept;
 }
 
 /**

@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { loadFromFakeHub } from "../testing/fake-hub.js";
+import { type Task, TaskSchema } from "../types/index.js";
+import { BenchmarkRowError, benchmarkMessages, getBenchmark } from "./catalog.js";
+import { loadBenchmark } from "./load.js";
+
+const dataDir = fileURLToPath(new URL("./fixtures/data/", import.meta.url));
+
+function sane(tasks: Task[], name: string): void {
+  assert.equal(new Set(tasks.map((t) => t.id)).size, tasks.length);
+  for (const [i, task] of tasks.entries()) {
+    assert.deepEqual(TaskSchema.parse(task), task);
+    assert.deepEqual(JSON.parse(JSON.stringify(task)), task);
+    assert.equal(task.dataSource, name);
+    assert.equal(task.index, i);
+    assert.equal(typeof task.data.question, "string");
+  }
+}
+
+test("hle: text questions only, HLE's answer-type system prompts, same tasks from the Hub", async () => {
+  const entry = getBenchmark("hle");
+  assert.equal(entry.grader, "llm_equality");
+  const tasks = await loadBenchmark("hle", { dataDir });
+  sane(tasks, "hle");
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.data.answer, t.data.answerType]),
+    [
+      ["hle/fx0001", "64", "exactMatch"],
+      ["hle/fx0002", "B", "multipleChoice"],
+    ],
+    "the image question fx0003 is left out",
+  );
+  const [exact, choice] = tasks.map((t) => benchmarkMessages(entry, t));
+  assert.match(
+    String(exact![0]!.content),
+    /^Your response should be in the following format:\nExplanation: .*\nExact Answer: /,
+  );
+  assert.match(String(choice![0]!.content), /\nAnswer: \{your chosen answer\}\nConfidence: /);
+  assert.equal(choice![1]!.content, tasks[1]!.data.question);
+  const hub = await loadFromFakeHub("hle", "test", `${dataDir}hle/test.parquet`);
+  assert.deepEqual(hub.tasks, tasks);
+  assert.ok(hub.requests[0]!.startsWith("/api/datasets/cais/hle/parquet/default/test"));
+});
+
+test("hle: a split of image questions only is an error that says why", async () => {
+  const entry = getBenchmark("hle");
+  assert.equal(entry.rowFilter!.keep({ image: "" }), true);
+  assert.equal(entry.rowFilter!.keep({ image: null }), true);
+  assert.equal(entry.rowFilter!.keep({ image: "data:image/png;base64,AAAA" }), false);
+  assert.throws(
+    () =>
+      entry.toTask({ id: "x", question: "q?", answer: "a", answer_type: "freeform" }, 0, "test"),
+    (e: unknown) => e instanceof BenchmarkRowError && e.field === "answer_type",
+  );
+});
+
+test("aa_lcr: question and answer, AA-LCR's document template when the row carries documents", async () => {
+  const entry = getBenchmark("aa_lcr");
+  assert.equal(entry.grader, "llm_equality");
+  const tasks = await loadBenchmark("aa_lcr", { dataDir });
+  sane(tasks, "aa_lcr");
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.data.answer]),
+    [
+      ["aa_lcr/1", "2023"],
+      ["aa_lcr/2", "The supply agreement"],
+    ],
+  );
+  assert.equal(entry.userPrompt(tasks[0]!), tasks[0]!.data.question);
+  const withDocs = entry.toTask(
+    { question: "Who won?", answer: "Ann", documents: ["Doc one.", "Doc two."] },
+    0,
+    "test",
+  );
+  assert.equal(
+    entry.userPrompt(withDocs),
+    "BEGIN INPUT DOCUMENTS\n\nBEGIN DOCUMENT 1:\nDoc one.\nEND DOCUMENT 1\n\nBEGIN DOCUMENT 2:\nDoc two.\nEND DOCUMENT 2\n\n" +
+      "END INPUT DOCUMENTS\n\nAnswer the following question using the input documents provided above.\n\n" +
+      "START QUESTION\n\nWho won?\n\nEND QUESTION",
+  );
+  assert.throws(
+    () => entry.toTask({ question: "q", answer: "a", documents: [3] }, 1, "test"),
+    (e: unknown) => e instanceof BenchmarkRowError && e.field === "documents",
+  );
+  const hub = await loadFromFakeHub("aa_lcr", "test", `${dataDir}aa_lcr/test.parquet`);
+  assert.deepEqual(hub.tasks, tasks);
+});
+
+test("multichallenge: the conversation is sent as it is; the judge gets the target question and pass criterion", async () => {
+  const entry = getBenchmark("multichallenge");
+  assert.equal(entry.grader, "judge");
+  const tasks = await loadBenchmark("multichallenge", { dataDir });
+  sane(tasks, "multichallenge");
+  const [first, second] = tasks;
+  assert.equal(first!.id, "multichallenge/mc-fx-1");
+  assert.equal(first!.data.rubric, "YES");
+  assert.equal(second!.data.rubric, "NO");
+  assert.equal(first!.data.question, "Does the final response consist of exactly two sentences?");
+  assert.equal(first!.data.axis, "INSTRUCTION_RETENTION");
+  const messages = benchmarkMessages(entry, first!);
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["user", "assistant", "user"],
+  );
+  assert.equal(messages[2]!.content, "What causes tides on Earth?");
+  assert.equal(entry.userPrompt(first!), "What causes tides on Earth?");
+  // The rows' CONVERSATION may also be a list rather than JSON text.
+  const fromList = entry.toTask(
+    {
+      CONVERSATION: [{ role: "user", content: "Hi" }],
+      TARGET_QUESTION: "q?",
+      PASS_CRITERIA: "YES",
+    },
+    0,
+    "test",
+  );
+  assert.deepEqual(fromList.data.messages, [{ role: "user", content: "Hi" }]);
+  const hub = await loadFromFakeHub(
+    "multichallenge",
+    "test",
+    `${dataDir}multichallenge/test.parquet`,
+  );
+  assert.deepEqual(hub.tasks, tasks);
+});
+
+test("malformed multichallenge rows fail naming the field", () => {
+  const entry = getBenchmark("multichallenge");
+  const base = {
+    CONVERSATION: [{ role: "user", content: "Hi" }],
+    TARGET_QUESTION: "q?",
+    PASS_CRITERIA: "YES",
+  };
+  const fails = (row: Record<string, unknown>, field: string, problem: RegExp) =>
+    assert.throws(
+      () => entry.toTask(row, 3, "test"),
+      (e: unknown) =>
+        e instanceof BenchmarkRowError && e.field === field && problem.test(e.message),
+    );
+  fails({ ...base, CONVERSATION: "not json" }, "CONVERSATION", /not a JSON list of turns/);
+  fails({ ...base, CONVERSATION: [] }, "CONVERSATION", /non-empty list/);
+  fails({ ...base, CONVERSATION: [{ role: "robot", content: "x" }] }, "CONVERSATION[0]", /role/);
+  fails(
+    {
+      ...base,
+      CONVERSATION: [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+    },
+    "CONVERSATION",
+    /must end with the user's turn/,
+  );
+  fails({ ...base, PASS_CRITERIA: undefined }, "PASS_CRITERIA", /is missing/);
+  fails({ ...base, TARGET_QUESTION: "" }, "TARGET_QUESTION", /is empty/);
+});

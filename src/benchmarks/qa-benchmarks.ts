@@ -1,0 +1,238 @@
+/**
+ * Free-form answers an LLM judges: HLE and AA-LCR (`llm_equality`: `data.question`, `data.answer`)
+ * and MultiChallenge (`judge`: `data.question`, `data.rubric`).
+ *
+ * - hle (cais/hle, gated: set HF_TOKEN; test split, Parquet). HLE mixes text and image questions;
+ *   the default agent sends text only, so rows whose `image` is non-empty are left out by the
+ *   loader (rowFilter) — as rLLM does — rather than sent without the picture they refer to. Row
+ *   positions count the text rows; task ids are HLE's own ids. The system prompt is HLE's own by
+ *   answer type (hle_eval/run_model_predictions.py: SYSTEM_EXACT_ANSWER, SYSTEM_MC), whose
+ *   "Explanation / Answer / Confidence" layout HLE's judge reads.
+ * - aa_lcr (ArtificialAnalysis/AA-LCR: 100 questions over ~100K-token document sets). The Hub's
+ *   table holds the questions; the documents' texts are a separate zip in the repo which this
+ *   loader does not read. A row that carries its documents (`documents`: a string or a list of
+ *   strings, e.g. a --data-dir file prepared with them) is prompted with AA-LCR's template
+ *   (documents, then the question); a row without them is prompted with the question alone, as
+ *   rLLM's transform does — scores are then not comparable with published AA-LCR numbers.
+ * - multichallenge (nmayorga7/multichallenge, Scale's MultiChallenge: 273 conversations). Rows
+ *   {QUESTION_ID, AXIS, CONVERSATION, TARGET_QUESTION, PASS_CRITERIA}; CONVERSATION is a list of
+ *   {role, content} turns ending with the user's, or that list as JSON text. The agent sends the
+ *   conversation as it is (no system prompt; `messages`), and `data.messages` keeps it. The judge
+ *   asks TARGET_QUESTION (`data.question`) of the final reply; the reply passes when the judge's
+ *   verdict is PASS_CRITERIA (`data.rubric`, "YES" or "NO").
+ */
+import type { ChatMessage, Task } from "../types/index.js";
+import type { BenchmarkEntry } from "./entry.js";
+import {
+  BenchmarkRowError,
+  copyOptionalStrings,
+  optionalScalar,
+  type Row,
+  type RowContext,
+  requireScalar,
+  requireString,
+  requireValue,
+} from "./fields.js";
+import { taskField } from "./prompts.js";
+
+/** hle_eval/run_model_predictions.py SYSTEM_EXACT_ANSWER. */
+const HLE_EXACT_ANSWER =
+  "Your response should be in the following format:\nExplanation: {your explanation for your final answer}\nExact Answer: {your succinct, final answer}\nConfidence: {your confidence score between 0% and 100% for your answer}";
+/** hle_eval/run_model_predictions.py SYSTEM_MC. */
+const HLE_MULTIPLE_CHOICE =
+  "Your response should be in the following format:\nExplanation: {your explanation for your answer choice}\nAnswer: {your chosen answer}\nConfidence: {your confidence score between 0% and 100% for your answer}";
+
+function hasImage(row: Row): boolean {
+  const image = row.image;
+  return typeof image === "string" ? image.trim() !== "" : image !== undefined && image !== null;
+}
+
+const hle: BenchmarkEntry = {
+  name: "hle",
+  description:
+    "Humanity's Last Exam (Phan et al., 2025): 2,500 expert questions across dozens of subjects; the text-only ones (gated: set HF_TOKEN).",
+  source: { hfDataset: "cais/hle", splits: ["test"], defaultSplit: "test" },
+  rowFilter: {
+    reason: "questions with an image are left out: the default agent sends text only",
+    keep: (row) => !hasImage(row),
+  },
+  toTask(row, index, split) {
+    const ctx: RowContext = { benchmark: "hle", split, index };
+    const id = requireString(row, "id", ctx);
+    const question = requireString(row, "question", ctx);
+    const answer = requireScalar(row, "answer", ctx);
+    const answerType = requireString(row, "answer_type", ctx);
+    if (answerType !== "exactMatch" && answerType !== "multipleChoice") {
+      throw new BenchmarkRowError(
+        ctx,
+        "answer_type",
+        `must be "exactMatch" or "multipleChoice", got "${answerType}"`,
+      );
+    }
+    const data: Record<string, unknown> = { question, answer, answerType };
+    copyOptionalStrings(row, ["category", "raw_subject", "rationale"], data);
+    return { id: `hle/${id}`, dataSource: "hle", index, data };
+  },
+  grader: "llm_equality",
+  systemPrompt: HLE_EXACT_ANSWER,
+  userPrompt: (task) => taskField(task, "question"),
+  messages(task) {
+    const system =
+      task.data.answerType === "multipleChoice" ? HLE_MULTIPLE_CHOICE : HLE_EXACT_ANSWER;
+    return [
+      { role: "system", content: system },
+      { role: "user", content: taskField(task, "question") },
+    ];
+  },
+  defaultAgent: "single-turn",
+};
+
+/** AA-LCR's documents, when the row carries them: one string or a list of strings. */
+function aaLcrDocuments(row: Row, ctx: RowContext): string[] | undefined {
+  const value = row.documents;
+  if (value === undefined || value === null) return undefined;
+  const list = typeof value === "string" ? [value] : value;
+  if (
+    !Array.isArray(list) ||
+    list.length === 0 ||
+    !list.every((d) => typeof d === "string" && d.trim() !== "")
+  ) {
+    throw new BenchmarkRowError(
+      ctx,
+      "documents",
+      "must be a non-empty string or list of non-empty strings",
+    );
+  }
+  return list as string[];
+}
+
+/** AA-LCR's prompt: every document between markers, then the question between markers. */
+function aaLcrPrompt(task: Task): string {
+  const question = taskField(task, "question");
+  const documents = task.data.documents;
+  if (!Array.isArray(documents)) return question;
+  const docs = documents
+    .map((doc, i) => `BEGIN DOCUMENT ${i + 1}:\n${String(doc)}\nEND DOCUMENT ${i + 1}`)
+    .join("\n\n");
+  return (
+    `BEGIN INPUT DOCUMENTS\n\n${docs}\n\nEND INPUT DOCUMENTS\n\n` +
+    `Answer the following question using the input documents provided above.\n\n` +
+    `START QUESTION\n\n${question}\n\nEND QUESTION`
+  );
+}
+
+const aaLcr: BenchmarkEntry = {
+  name: "aa_lcr",
+  description:
+    "AA-LCR (Artificial Analysis): 100 long-context reasoning questions over ~100K-token document sets (documents not fetched; see qa-benchmarks.ts).",
+  source: { hfDataset: "ArtificialAnalysis/AA-LCR", splits: ["test"], defaultSplit: "test" },
+  toTask(row, index, split) {
+    const ctx: RowContext = { benchmark: "aa_lcr", split, index };
+    const question = requireString(row, "question", ctx);
+    const answer = requireScalar(row, "answer", ctx);
+    const data: Record<string, unknown> = { question, answer };
+    const documents = aaLcrDocuments(row, ctx);
+    if (documents) data.documents = documents;
+    copyOptionalStrings(row, ["document_category", "document_set_id"], data);
+    const ownId = optionalScalar(row, "question_id");
+    return {
+      id: ownId === undefined ? `aa_lcr/${split}/${index}` : `aa_lcr/${ownId}`,
+      dataSource: "aa_lcr",
+      index,
+      data,
+    };
+  },
+  grader: "llm_equality",
+  systemPrompt: "",
+  userPrompt: aaLcrPrompt,
+  defaultAgent: "single-turn",
+};
+
+/** MultiChallenge's CONVERSATION as chat messages: user/assistant turns, the last the user's. */
+function conversationOf(row: Row, ctx: RowContext): ChatMessage[] {
+  let value = requireValue(row, "CONVERSATION", ctx);
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw new BenchmarkRowError(
+        ctx,
+        "CONVERSATION",
+        "is a string that is not a JSON list of turns",
+      );
+    }
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new BenchmarkRowError(
+      ctx,
+      "CONVERSATION",
+      "must be a non-empty list of {role, content} turns",
+    );
+  }
+  const messages = value.map((turn, i): ChatMessage => {
+    const { role, content } = (turn ?? {}) as { role?: unknown; content?: unknown };
+    if ((role !== "user" && role !== "assistant") || typeof content !== "string") {
+      throw new BenchmarkRowError(
+        ctx,
+        `CONVERSATION[${i}]`,
+        'must be {role: "user" | "assistant", content: string}',
+      );
+    }
+    return { role, content };
+  });
+  if (messages.at(-1)!.role !== "user") {
+    throw new BenchmarkRowError(
+      ctx,
+      "CONVERSATION",
+      "must end with the user's turn (the one to answer)",
+    );
+  }
+  return messages;
+}
+
+function storedConversation(task: Task): ChatMessage[] {
+  const messages = task.data.messages;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new Error(`task ${task.id}: data.messages must hold the conversation to continue`);
+  }
+  return messages.map((m) => ({ ...(m as ChatMessage) }));
+}
+
+const multichallenge: BenchmarkEntry = {
+  name: "multichallenge",
+  description:
+    "MultiChallenge (Scale AI, 2025): 273 multi-turn conversations testing instruction retention, inference memory, versioned editing and self-coherence.",
+  source: {
+    hfDataset: "nmayorga7/multichallenge",
+    splits: ["test"],
+    defaultSplit: "test",
+    hfSplits: { test: "train" },
+  },
+  toTask(row, index, split) {
+    const ctx: RowContext = { benchmark: "multichallenge", split, index };
+    const messages = conversationOf(row, ctx);
+    const question = requireString(row, "TARGET_QUESTION", ctx);
+    const rubric = requireString(row, "PASS_CRITERIA", ctx).trim();
+    const data: Record<string, unknown> = { messages, question, rubric };
+    const axis = optionalScalar(row, "AXIS");
+    if (axis !== undefined) data.axis = axis;
+    const ownId = optionalScalar(row, "QUESTION_ID");
+    return {
+      id: ownId === undefined ? `multichallenge/${split}/${index}` : `multichallenge/${ownId}`,
+      dataSource: "multichallenge",
+      index,
+      data,
+    };
+  },
+  grader: "judge",
+  systemPrompt: "",
+  userPrompt(task) {
+    const last = storedConversation(task).at(-1)!;
+    return String(last.content);
+  },
+  messages: storedConversation,
+  defaultAgent: "single-turn",
+};
+
+/** The judged rows, in catalog order. */
+export const QA_BENCHMARKS: readonly BenchmarkEntry[] = [hle, aaLcr, multichallenge];
