@@ -44,7 +44,7 @@ test("hle: text questions only, HLE's answer-type system prompts, same tasks fro
   assert.ok(hub.requests[0]!.startsWith("/api/datasets/cais/hle/parquet/default/test"));
 });
 
-test("hle: a split of image questions only is an error that says why", async () => {
+test("hle: rows with an image are filtered out; an unknown answer_type is a row error", async () => {
   const entry = getBenchmark("hle");
   assert.equal(entry.rowFilter!.keep({ image: "" }), true);
   assert.equal(entry.rowFilter!.keep({ image: null }), true);
@@ -128,9 +128,9 @@ test("multichallenge: the conversation is sent as it is; the judge gets the targ
 test("malformed multichallenge rows fail naming the field", () => {
   const entry = getBenchmark("multichallenge");
   const base = {
-    CONVERSATION: [{ role: "user", content: "Hi" }],
-    TARGET_QUESTION: "q?",
-    PASS_CRITERIA: "YES",
+    conversation: [{ role: "user", content: "Hi" }],
+    target_question: "q?",
+    pass_criteria: "YES",
   };
   const fails = (row: Record<string, unknown>, field: string, problem: RegExp) =>
     assert.throws(
@@ -138,20 +138,26 @@ test("malformed multichallenge rows fail naming the field", () => {
       (e: unknown) =>
         e instanceof BenchmarkRowError && e.field === field && problem.test(e.message),
     );
-  fails({ ...base, CONVERSATION: "not json" }, "CONVERSATION", /not a JSON list of turns/);
-  fails({ ...base, CONVERSATION: [] }, "CONVERSATION", /non-empty list/);
-  fails({ ...base, CONVERSATION: [{ role: "robot", content: "x" }] }, "CONVERSATION[0]", /role/);
+  fails({ ...base, conversation: "not json" }, "conversation", /not a JSON list of turns/);
+  fails({ ...base, conversation: [] }, "conversation", /non-empty list/);
+  fails(
+    { ...base, conversation: { role: ["user"], content: [] } },
+    "conversation",
+    /\{role: \[\.\.\.\], content: \[\.\.\.\]\}/,
+  );
+  fails({ ...base, conversation: [{ role: "robot", content: "x" }] }, "conversation[0]", /role/);
   fails(
     {
       ...base,
-      CONVERSATION: [
+      conversation: [
         { role: "user", content: "a" },
         { role: "assistant", content: "b" },
       ],
     },
-    "CONVERSATION",
+    "conversation",
     /must end with the user's turn/,
   );
-  fails({ ...base, PASS_CRITERIA: undefined }, "PASS_CRITERIA", /is missing/);
-  fails({ ...base, TARGET_QUESTION: "" }, "TARGET_QUESTION", /is empty/);
+  fails({ ...base, conversation: undefined }, 'conversation" or "CONVERSATION', /is missing/);
+  fails({ ...base, pass_criteria: undefined }, 'pass_criteria" or "PASS_CRITERIA', /is missing/);
+  fails({ ...base, target_question: "" }, "target_question", /is empty/);
 });

@@ -14,12 +14,15 @@
  *   strings, e.g. a --data-dir file prepared with them) is prompted with AA-LCR's template
  *   (documents, then the question); a row without them is prompted with the question alone, as
  *   rLLM's transform does — scores are then not comparable with published AA-LCR numbers.
- * - multichallenge (nmayorga7/multichallenge, Scale's MultiChallenge: 273 conversations). Rows
- *   {QUESTION_ID, AXIS, CONVERSATION, TARGET_QUESTION, PASS_CRITERIA}; CONVERSATION is a list of
- *   {role, content} turns ending with the user's, or that list as JSON text. The agent sends the
- *   conversation as it is (no system prompt; `messages`), and `data.messages` keeps it. The judge
- *   asks TARGET_QUESTION (`data.question`) of the final reply; the reply passes when the judge's
- *   verdict is PASS_CRITERIA (`data.rubric`, "YES" or "NO").
+ * - multichallenge (ScaleAI/MultiChallenge, the authors' release: 266 conversations,
+ *   data/test-00000-of-00001.parquet). Rows {question_id, axis, conversation, target_question,
+ *   pass_criteria, num_turns}; rLLM's copy nmayorga7/multichallenge spells the same fields in
+ *   capitals, which are read too. The conversation is user/assistant turns ending with the user's,
+ *   in any of the shapes copies use: a list of {role, content}, the datasets library's struct of
+ *   parallel lists {role: [...], content: [...]} (Scale's Parquet), or a list as JSON text. The
+ *   agent sends it as it is (no system prompt; `messages`), and `data.messages` keeps it. The judge
+ *   asks target_question (`data.question`) of the final reply; the reply passes when the judge's
+ *   verdict is pass_criteria (`data.rubric`, "YES" or "NO").
  */
 import type { ChatMessage, Task } from "../types/index.js";
 import type { BenchmarkEntry } from "./entry.js";
@@ -125,7 +128,13 @@ const aaLcr: BenchmarkEntry = {
   name: "aa_lcr",
   description:
     "AA-LCR (Artificial Analysis): 100 long-context reasoning questions over ~100K-token document sets (documents not fetched; see qa-benchmarks.ts).",
-  source: { hfDataset: "ArtificialAnalysis/AA-LCR", splits: ["test"], defaultSplit: "test" },
+  // One CSV at the repo's root: the Hub's Parquet conversion names its only split "train".
+  source: {
+    hfDataset: "ArtificialAnalysis/AA-LCR",
+    splits: ["test"],
+    defaultSplit: "test",
+    hfSplits: { test: "train" },
+  },
   toTask(row, index, split) {
     const ctx: RowContext = { benchmark: "aa_lcr", split, index };
     const question = requireString(row, "question", ctx);
@@ -148,33 +157,50 @@ const aaLcr: BenchmarkEntry = {
   defaultAgent: "single-turn",
 };
 
-/** MultiChallenge's CONVERSATION as chat messages: user/assistant turns, the last the user's. */
-function conversationOf(row: Row, ctx: RowContext): ChatMessage[] {
-  let value = requireValue(row, "CONVERSATION", ctx);
+const CONVERSATION = ["conversation", "CONVERSATION"];
+
+/** The turns of a conversation field, whichever shape the copy stores them in (module comment). */
+function turnsOf(value: unknown, ctx: RowContext): unknown[] {
   if (typeof value === "string") {
     try {
-      value = JSON.parse(value);
-    } catch {
+      return turnsOf(JSON.parse(value), ctx);
+    } catch (error) {
+      if (error instanceof BenchmarkRowError) throw error;
       throw new BenchmarkRowError(
         ctx,
-        "CONVERSATION",
+        "conversation",
         "is a string that is not a JSON list of turns",
       );
     }
   }
-  if (!Array.isArray(value) || value.length === 0) {
+  if (Array.isArray(value)) return value;
+  const { role, content } = (value ?? {}) as { role?: unknown; content?: unknown };
+  if (Array.isArray(role) && Array.isArray(content) && role.length === content.length) {
+    return role.map((r, i) => ({ role: r, content: content[i] }));
+  }
+  throw new BenchmarkRowError(
+    ctx,
+    "conversation",
+    "must be a list of {role, content} turns, or {role: [...], content: [...]}",
+  );
+}
+
+/** MultiChallenge's conversation as chat messages: user/assistant turns, the last the user's. */
+function conversationOf(row: Row, ctx: RowContext): ChatMessage[] {
+  const turns = turnsOf(requireValue(row, CONVERSATION, ctx), ctx);
+  if (turns.length === 0) {
     throw new BenchmarkRowError(
       ctx,
-      "CONVERSATION",
+      "conversation",
       "must be a non-empty list of {role, content} turns",
     );
   }
-  const messages = value.map((turn, i): ChatMessage => {
+  const messages = turns.map((turn, i): ChatMessage => {
     const { role, content } = (turn ?? {}) as { role?: unknown; content?: unknown };
     if ((role !== "user" && role !== "assistant") || typeof content !== "string") {
       throw new BenchmarkRowError(
         ctx,
-        `CONVERSATION[${i}]`,
+        `conversation[${i}]`,
         'must be {role: "user" | "assistant", content: string}',
       );
     }
@@ -183,7 +209,7 @@ function conversationOf(row: Row, ctx: RowContext): ChatMessage[] {
   if (messages.at(-1)!.role !== "user") {
     throw new BenchmarkRowError(
       ctx,
-      "CONVERSATION",
+      "conversation",
       "must end with the user's turn (the one to answer)",
     );
   }
@@ -201,22 +227,22 @@ function storedConversation(task: Task): ChatMessage[] {
 const multichallenge: BenchmarkEntry = {
   name: "multichallenge",
   description:
-    "MultiChallenge (Scale AI, 2025): 273 multi-turn conversations testing instruction retention, inference memory, versioned editing and self-coherence.",
+    "MultiChallenge (Scale AI, 2025): 266 multi-turn conversations testing instruction retention, inference memory, versioned editing and self-coherence.",
   source: {
-    hfDataset: "nmayorga7/multichallenge",
+    hfDataset: "ScaleAI/MultiChallenge",
     splits: ["test"],
     defaultSplit: "test",
-    hfSplits: { test: "train" },
+    files: { test: "data/test-00000-of-00001.parquet" },
   },
   toTask(row, index, split) {
     const ctx: RowContext = { benchmark: "multichallenge", split, index };
     const messages = conversationOf(row, ctx);
-    const question = requireString(row, "TARGET_QUESTION", ctx);
-    const rubric = requireString(row, "PASS_CRITERIA", ctx).trim();
+    const question = requireString(row, ["target_question", "TARGET_QUESTION"], ctx);
+    const rubric = requireString(row, ["pass_criteria", "PASS_CRITERIA"], ctx).trim();
     const data: Record<string, unknown> = { messages, question, rubric };
-    const axis = optionalScalar(row, "AXIS");
+    const axis = optionalScalar(row, ["axis", "AXIS"]);
     if (axis !== undefined) data.axis = axis;
-    const ownId = optionalScalar(row, "QUESTION_ID");
+    const ownId = optionalScalar(row, ["question_id", "QUESTION_ID"]);
     return {
       id: ownId === undefined ? `multichallenge/${split}/${index}` : `multichallenge/${ownId}`,
       dataSource: "multichallenge",
