@@ -13,6 +13,7 @@
  *   `data.prelude`, `data.tests` as the code grader reads them (rewards/code.ts).
  */
 import type { ChatMessage, Task } from "../types/index.js";
+import { apps } from "./apps.js";
 import { bfcl } from "./bfcl.js";
 import { humaneval, mbpp } from "./code.js";
 import {
@@ -382,6 +383,7 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   ...QA_BENCHMARKS,
   wmt24pp,
   bfcl,
+  apps,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));
