@@ -2,7 +2,10 @@
  * Loading benchmark rows and turning them into Tasks. Rows come from, in this order of preference:
  * a local folder the user names (`--data-dir`, laid out `<benchmark>/<split>.<ext>`), the Hub cache
  * under $RLLM_HOME, or a download from the Hub into that cache. Generated benchmarks (countdown)
- * are generated unless the local folder holds a file for them.
+ * are generated unless the local folder holds a file for them. What an entry's source adds (entry.ts)
+ * applies to every place rows come from: a split spanning several Hub configs is their rows in the
+ * listed order, a companion file is joined onto the rows by its key, and the rowFilter's left-out
+ * rows never become tasks (row positions count the kept rows).
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
