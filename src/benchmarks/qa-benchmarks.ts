@@ -9,8 +9,9 @@
  *   answer type (hle_eval/run_model_predictions.py: SYSTEM_EXACT_ANSWER, SYSTEM_MC), whose
  *   "Explanation / Answer / Confidence" layout HLE's judge reads.
  * - aa_lcr (ArtificialAnalysis/AA-LCR: 100 questions over ~100K-token document sets). The Hub's
- *   table holds the questions; the documents' texts are a separate zip in the repo which this
- *   loader does not read. A row that carries its documents (`documents`: a string or a list of
+ *   table (AA-LCR_Dataset.csv) holds the questions; the documents' texts are a separate zip in the
+ *   repo (extracted_text/AA-LCR_extracted-text.zip, lcr/<category>/<set id>/<file>, in the order
+ *   of the row's ";"-separated data_source_filenames) which this loader does not read yet. A row that carries its documents (`documents`: a string or a list of
  *   strings, e.g. a --data-dir file prepared with them) is prompted with AA-LCR's template
  *   (documents, then the question); a row without them is prompted with the question alone, as
  *   rLLM's transform does — scores are then not comparable with published AA-LCR numbers.
@@ -128,13 +129,8 @@ const aaLcr: BenchmarkEntry = {
   name: "aa_lcr",
   description:
     "AA-LCR (Artificial Analysis): 100 long-context reasoning questions over ~100K-token document sets (documents not fetched; see qa-benchmarks.ts).",
-  // One CSV at the repo's root: the Hub's Parquet conversion names its only split "train".
-  source: {
-    hfDataset: "ArtificialAnalysis/AA-LCR",
-    splits: ["test"],
-    defaultSplit: "test",
-    hfSplits: { test: "train" },
-  },
+  // One CSV at the repo's root, the dataset card's "test" split; read from the Parquet conversion.
+  source: { hfDataset: "ArtificialAnalysis/AA-LCR", splits: ["test"], defaultSplit: "test" },
   toTask(row, index, split) {
     const ctx: RowContext = { benchmark: "aa_lcr", split, index };
     const question = requireString(row, "question", ctx);
