@@ -32,12 +32,9 @@ test("bfcl/simple: questions joined to their possible answers by id, whatever th
   ]);
   assert.deepEqual(tasks[1]!.data.groundTruth, [{ "geometry.circle_area": { radius: [2.5] } }]);
   assert.equal((tasks[0]!.data.functions as { name: string }[])[0]!.name, "get_weather");
-  const hub = await loadFromFakeHub(
-    "bfcl",
-    "simple",
-    `${dataDir}bfcl/simple.json`,
-    `${dataDir}bfcl/simple.possible_answer.json`,
-  );
+  const hub = await loadFromFakeHub("bfcl", "simple", `${dataDir}bfcl/simple.json`, {
+    companion: `${dataDir}bfcl/simple.possible_answer.json`,
+  });
   assert.deepEqual(hub.tasks, tasks);
   assert.deepEqual(hub.requests.sort(), [
     "/datasets/gorilla-llm/Berkeley-Function-Calling-Leaderboard/resolve/main/BFCL_v3_simple.json",

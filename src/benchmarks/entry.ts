@@ -6,6 +6,8 @@
  */
 import type { GraderName } from "../rewards/index.js";
 import type { ChatMessage, Task } from "../types/index.js";
+import type { Row, RowContext } from "./fields.js";
+import type { ZipArchive } from "./zip.js";
 
 /**
  * Graders that catalog rows name and that are being added to `graders` (rewards/index.ts) in
@@ -44,6 +46,17 @@ export interface BenchmarkSource {
    * `--data-dir` folder and in the cache it is `<split>.<field>.<ext>` beside the split's file.
    */
   companion?: { files: Record<string, string>; key: string; field: string };
+  /**
+   * A zip file of the repo whose members the rows refer to (AA-LCR's document texts): `file` is its
+   * path in the repo; it is cached beside the splits as `<name>.zip`, which is also its name in a
+   * `--data-dir` folder. `attach` returns the row with what it needs from the archive, before
+   * `toTask`; a row the archive cannot serve is a BenchmarkRowError.
+   */
+  archive?: {
+    file: string;
+    name: string;
+    attach(row: Row, archive: ZipArchive, ctx: RowContext): Row;
+  };
   /**
    * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
    * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and

@@ -111,6 +111,21 @@ async function download(url: string, options: HubFetchOptions): Promise<Uint8Arr
   return new Uint8Array(await response.arrayBuffer());
 }
 
+/** Downloads one file of a dataset repo's main branch to `target` (atomically) and returns `target`. */
+export async function downloadRepoFile(
+  hfDataset: string,
+  file: string,
+  target: string,
+  options: HubFetchOptions = {},
+): Promise<string> {
+  const endpoint = (options.endpoint ?? hfEndpoint()).replace(/\/+$/, "");
+  await writeAtomically(
+    target,
+    await download(hubFileUrl(endpoint, hfDataset, "main", file), options),
+  );
+  return target;
+}
+
 export interface HubSplitRequest {
   hfDataset: string;
   config?: string;

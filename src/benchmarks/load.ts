@@ -7,6 +7,7 @@
  * listed order, a companion file is joined onto the rows by its key, and the rowFilter's left-out
  * rows never become tasks (row positions count the kept rows).
  */
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -17,6 +18,7 @@ import type { BenchmarkEntry } from "./entry.js";
 import type { Row } from "./fields.js";
 import {
   DATA_EXTENSIONS,
+  downloadRepoFile,
   downloadSplit,
   findSplitFile,
   HubDownloadError,
@@ -24,6 +26,7 @@ import {
   hubCacheDir,
   splitCandidates,
 } from "./hub.js";
+import { openZip, type ZipArchive } from "./zip.js";
 
 export type { Row };
 
@@ -375,6 +378,48 @@ async function companionRows(
   return loadRows(await hubSplit(entry, split, part, options));
 }
 
+/** The entry's archive (`source.archive`), from --data-dir or the cache, downloaded when missing. */
+async function archiveOf(
+  entry: BenchmarkEntry,
+  options: LoadBenchmarkOptions,
+): Promise<ZipArchive | undefined> {
+  const archive = entry.source.archive;
+  if (!archive) return undefined;
+  const fileName = `${archive.name}.zip`;
+  const hfDataset = entry.source.hfDataset ?? "(no Hub dataset)";
+  if (options.dataDir) {
+    const path = join(options.dataDir, entry.name, fileName);
+    if (!existsSync(path)) {
+      throw new Error(
+        `No ${fileName} for ${entry.name} under ${options.dataDir}: looked for ${path}. Its rows ` +
+          `need it: ${archive.file} of the Hub dataset ${hfDataset}, saved under that name.`,
+      );
+    }
+    return openZip(path);
+  }
+  const path = join(hubCacheDir(hfDataset, entry.source.config, options.cacheDir), fileName);
+  if (existsSync(path)) return openZip(path);
+  if (options.offline ?? process.env.HF_HUB_OFFLINE === "1") {
+    throw new Error(
+      `${entry.name}'s ${fileName} is not in the dataset cache and offline mode is on: looked for ${path}.`,
+    );
+  }
+  try {
+    await downloadRepoFile(hfDataset, archive.file, path, {
+      endpoint: options.hubEndpoint ?? hfEndpoint(),
+      timeoutMs: options.timeoutMs,
+    });
+  } catch (error) {
+    if (!(error instanceof HubDownloadError)) throw error;
+    throw new Error(
+      `Cannot load ${entry.name}: its ${archive.file} is not in the dataset cache (looked for ${path}) ` +
+        `and downloading it from the Hugging Face Hub failed: ${error.message}.`,
+      { cause: error },
+    );
+  }
+  return openZip(path);
+}
+
 /** Each row with its companion row (same `key`) under `field`; a key seen twice is an error. */
 function joinCompanion(entry: BenchmarkEntry, rows: Row[], companion: Row[]): Row[] {
   const { key, field } = entry.source.companion!;
@@ -453,9 +498,14 @@ export async function loadBenchmark(
   const companion = await companionRows(entry, split, options);
   if (companion) rows = joinCompanion(entry, rows, companion);
   const kept = keptRows(entry, split, rows, paths.join(", "));
-  return select(kept, options, paths.join(", ")).map(({ item, index }) =>
-    entry.toTask(item, index, split),
-  );
+  const picked = select(kept, options, paths.join(", "));
+  const archive = await archiveOf(entry, options);
+  return picked.map(({ item, index }) => {
+    const row = archive
+      ? entry.source.archive!.attach(item, archive, { benchmark: entry.name, split, index })
+      : item;
+    return entry.toTask(row, index, split);
+  });
 }
 
 /** The rows the entry's rowFilter keeps; a split it empties is an error that says why. */

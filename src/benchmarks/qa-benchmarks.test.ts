@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadFromFakeHub } from "../testing/fake-hub.js";
 import { type Task, TaskSchema } from "../types/index.js";
 import { BenchmarkRowError, benchmarkMessages, getBenchmark } from "./catalog.js";
 import { loadBenchmark } from "./load.js";
+import { openZip } from "./zip.js";
 
 const dataDir = fileURLToPath(new URL("./fixtures/data/", import.meta.url));
 
@@ -56,36 +60,78 @@ test("hle: rows with an image are filtered out; an unknown answer_type is a row 
   );
 });
 
-test("aa_lcr: question and answer, AA-LCR's document template when the row carries documents", async () => {
+test("aa_lcr: each question with its documents from the archive, in AA-LCR's prompt template", async () => {
   const entry = getBenchmark("aa_lcr");
   assert.equal(entry.grader, "llm_equality");
   const tasks = await loadBenchmark("aa_lcr", { dataDir });
   sane(tasks, "aa_lcr");
   assert.deepEqual(
-    tasks.map((t) => [t.id, t.data.answer]),
+    tasks.map((t) => [t.id, t.data.answer, (t.data.documents as string[]).length]),
     [
-      ["aa_lcr/1", "2023"],
-      ["aa_lcr/2", "The supply agreement"],
+      ["aa_lcr/1", "2023", 2],
+      ["aa_lcr/2", "The partnership terms", 3],
     ],
   );
-  assert.equal(entry.userPrompt(tasks[0]!), tasks[0]!.data.question);
-  const withDocs = entry.toTask(
-    { question: "Who won?", answer: "Ann", documents: ["Doc one.", "Doc two."] },
-    0,
-    "test",
-  );
+  // The category's spaces are underscores in the archive; a decomposed file name still matches.
+  assert.match((tasks[0]!.data.documents as string[])[1]!, /^Annual report 2023/);
+  assert.match((tasks[1]!.data.documents as string[])[2]!, /^Partnership terms/);
   assert.equal(
-    entry.userPrompt(withDocs),
-    "BEGIN INPUT DOCUMENTS\n\nBEGIN DOCUMENT 1:\nDoc one.\nEND DOCUMENT 1\n\nBEGIN DOCUMENT 2:\nDoc two.\nEND DOCUMENT 2\n\n" +
+    entry.userPrompt(tasks[0]!),
+    "BEGIN INPUT DOCUMENTS\n\n" +
+      "BEGIN DOCUMENT 1:\nAnnual report 2022. Revenue 100; operating profit 12 (margin 12%).\nEND DOCUMENT 1\n\n" +
+      "BEGIN DOCUMENT 2:\nAnnual report 2023. Revenue 110; operating profit 15 (margin 13.6%).\nEND DOCUMENT 2\n\n" +
       "END INPUT DOCUMENTS\n\nAnswer the following question using the input documents provided above.\n\n" +
-      "START QUESTION\n\nWho won?\n\nEND QUESTION",
+      "START QUESTION\n\nAcross the two annual reports, in which year did the company report the higher operating margin?\n\nEND QUESTION\n",
+  );
+  const hub = await loadFromFakeHub("aa_lcr", "test", `${dataDir}aa_lcr/test.parquet`, {
+    archive: `${dataDir}aa_lcr/documents.zip`,
+  });
+  assert.deepEqual(hub.tasks, tasks);
+  assert.ok(
+    hub.requests.includes(
+      "/datasets/ArtificialAnalysis/AA-LCR/resolve/main/extracted_text/AA-LCR_extracted-text.zip",
+    ),
+  );
+});
+
+test("aa_lcr: a document the archive lacks, a missing archive and a row without documents are errors", async () => {
+  const entry = getBenchmark("aa_lcr");
+  const archive = await openZip(`${dataDir}aa_lcr/documents.zip`);
+  const row = {
+    document_category: "Legal",
+    document_set_id: "set-002",
+    question: "q?",
+    answer: "a",
+  };
+  assert.throws(
+    () =>
+      entry.source.archive!.attach(
+        { ...row, data_source_filenames: "contract_a.txt;nope.txt" },
+        archive,
+        { benchmark: "aa_lcr", split: "test", index: 4 },
+      ),
+    (e: unknown) =>
+      e instanceof BenchmarkRowError &&
+      e.field === "data_source_filenames" &&
+      /names "nope\.txt", which the documents archive lacks \(looked in lcr\/Legal\/set-002\/\)/.test(
+        e.message,
+      ),
   );
   assert.throws(
-    () => entry.toTask({ question: "q", answer: "a", documents: [3] }, 1, "test"),
+    () => entry.toTask(row, 0, "test"),
     (e: unknown) => e instanceof BenchmarkRowError && e.field === "documents",
   );
-  const hub = await loadFromFakeHub("aa_lcr", "test", `${dataDir}aa_lcr/test.parquet`);
-  assert.deepEqual(hub.tasks, tasks);
+  const dir = await mkdtemp(join(tmpdir(), "rllm-aa-lcr-"));
+  try {
+    await mkdir(join(dir, "aa_lcr"));
+    await copyFile(`${dataDir}aa_lcr/test.parquet`, join(dir, "aa_lcr", "test.parquet"));
+    await assert.rejects(
+      loadBenchmark("aa_lcr", { dataDir: dir }),
+      /No documents\.zip for aa_lcr under .*extracted_text\/AA-LCR_extracted-text\.zip of the Hub dataset ArtificialAnalysis\/AA-LCR/,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test("multichallenge: the conversation is sent as it is; the judge gets the target question and pass criterion", async () => {

@@ -9,12 +9,12 @@
  *   answer type (hle_eval/run_model_predictions.py: SYSTEM_EXACT_ANSWER, SYSTEM_MC), whose
  *   "Explanation / Answer / Confidence" layout HLE's judge reads.
  * - aa_lcr (ArtificialAnalysis/AA-LCR: 100 questions over ~100K-token document sets). The Hub's
- *   table (AA-LCR_Dataset.csv) holds the questions; the documents' texts are a separate zip in the
- *   repo (extracted_text/AA-LCR_extracted-text.zip, lcr/<category>/<set id>/<file>, in the order
- *   of the row's ";"-separated data_source_filenames) which this loader does not read yet. A row that carries its documents (`documents`: a string or a list of
- *   strings, e.g. a --data-dir file prepared with them) is prompted with AA-LCR's template
- *   (documents, then the question); a row without them is prompted with the question alone, as
- *   rLLM's transform does — scores are then not comparable with published AA-LCR numbers.
+ *   table (AA-LCR_Dataset.csv, split "test") holds the questions; the documents' texts are in the
+ *   repo's extracted_text/AA-LCR_extracted-text.zip (`source.archive`, cached as documents.zip) at
+ *   lcr/<document_category>/<document_set_id>/<file> — the category as written or with its spaces
+ *   as underscores — for each file of the row's ";"-separated data_source_filenames, in that order
+ *   (the card: order matters). The prompt is AA-LCR's template (the card's): every document
+ *   between BEGIN/END DOCUMENT i markers, then the question. `data.documents` holds the texts.
  * - multichallenge (ScaleAI/MultiChallenge, the authors' release: 266 conversations,
  *   data/test-00000-of-00001.parquet). Rows {question_id, axis, conversation, target_question,
  *   pass_criteria, num_turns}; rLLM's copy nmayorga7/multichallenge spells the same fields in
@@ -38,6 +38,7 @@ import {
   requireValue,
 } from "./fields.js";
 import { taskField } from "./prompts.js";
+import type { ZipArchive } from "./zip.js";
 
 /** hle_eval/run_model_predictions.py SYSTEM_EXACT_ANSWER. */
 const HLE_EXACT_ANSWER =
@@ -91,54 +92,77 @@ const hle: BenchmarkEntry = {
   defaultAgent: "single-turn",
 };
 
-/** AA-LCR's documents, when the row carries them: one string or a list of strings. */
-function aaLcrDocuments(row: Row, ctx: RowContext): string[] | undefined {
-  const value = row.documents;
-  if (value === undefined || value === null) return undefined;
-  const list = typeof value === "string" ? [value] : value;
-  if (
-    !Array.isArray(list) ||
-    list.length === 0 ||
-    !list.every((d) => typeof d === "string" && d.trim() !== "")
-  ) {
+/** AA-LCR's documents for a row, read from the archive in data_source_filenames order. */
+function attachDocuments(row: Row, archive: ZipArchive, ctx: RowContext): Row {
+  const category = requireString(row, "document_category", ctx);
+  const setId = requireScalar(row, "document_set_id", ctx);
+  const files = requireString(row, "data_source_filenames", ctx)
+    .split(";")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const dirs = [...new Set([category, category.replace(/ /g, "_")])].map(
+    (c) => `lcr/${c}/${setId}/`,
+  );
+  const documents = files.map((file) => {
+    for (const dir of dirs) {
+      const text = archive.text(dir + file);
+      if (text !== undefined) return text;
+    }
     throw new BenchmarkRowError(
       ctx,
-      "documents",
-      "must be a non-empty string or list of non-empty strings",
+      "data_source_filenames",
+      `names "${file}", which the documents archive lacks (looked in ${dirs.join(" and ")})`,
     );
+  });
+  return { ...row, documents };
+}
+
+function readDocuments(row: Row, ctx: RowContext): string[] {
+  const list = requireValue(row, "documents", ctx);
+  if (!Array.isArray(list) || list.length === 0 || !list.every((d) => typeof d === "string")) {
+    throw new BenchmarkRowError(ctx, "documents", "must be a non-empty list of document texts");
   }
   return list as string[];
 }
 
 /** AA-LCR's prompt: every document between markers, then the question between markers. */
 function aaLcrPrompt(task: Task): string {
-  const question = taskField(task, "question");
   const documents = task.data.documents;
-  if (!Array.isArray(documents)) return question;
+  if (!Array.isArray(documents))
+    throw new Error(`task ${task.id}: data.documents must list the document texts`);
   const docs = documents
     .map((doc, i) => `BEGIN DOCUMENT ${i + 1}:\n${String(doc)}\nEND DOCUMENT ${i + 1}`)
     .join("\n\n");
   return (
     `BEGIN INPUT DOCUMENTS\n\n${docs}\n\nEND INPUT DOCUMENTS\n\n` +
     `Answer the following question using the input documents provided above.\n\n` +
-    `START QUESTION\n\n${question}\n\nEND QUESTION`
+    `START QUESTION\n\n${taskField(task, "question")}\n\nEND QUESTION\n`
   );
 }
 
 const aaLcr: BenchmarkEntry = {
   name: "aa_lcr",
   description:
-    "AA-LCR (Artificial Analysis): 100 long-context reasoning questions over ~100K-token document sets (documents not fetched; see qa-benchmarks.ts).",
-  // One CSV at the repo's root, the dataset card's "test" split; read from the Parquet conversion.
-  source: { hfDataset: "ArtificialAnalysis/AA-LCR", splits: ["test"], defaultSplit: "test" },
+    "AA-LCR (Artificial Analysis): 100 long-context reasoning questions, each over a ~100K-token set of real documents.",
+  source: {
+    hfDataset: "ArtificialAnalysis/AA-LCR",
+    splits: ["test"],
+    defaultSplit: "test",
+    archive: {
+      file: "extracted_text/AA-LCR_extracted-text.zip",
+      name: "documents",
+      attach: attachDocuments,
+    },
+  },
   toTask(row, index, split) {
     const ctx: RowContext = { benchmark: "aa_lcr", split, index };
     const question = requireString(row, "question", ctx);
     const answer = requireScalar(row, "answer", ctx);
-    const data: Record<string, unknown> = { question, answer };
-    const documents = aaLcrDocuments(row, ctx);
-    if (documents) data.documents = documents;
-    copyOptionalStrings(row, ["document_category", "document_set_id"], data);
+    const documents = readDocuments(row, ctx);
+    const data: Record<string, unknown> = { question, answer, documents };
+    copyOptionalStrings(row, ["document_category"], data);
+    const setId = optionalScalar(row, "document_set_id");
+    if (setId !== undefined) data.documentSetId = setId;
     const ownId = optionalScalar(row, "question_id");
     return {
       id: ownId === undefined ? `aa_lcr/${split}/${index}` : `aa_lcr/${ownId}`,

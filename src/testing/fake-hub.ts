@@ -4,7 +4,7 @@
  * asked nothing. `catalogRoutes` maps a catalog entry's split to the fixture files the loader will
  * ask for, the way benchmarks/hub.ts addresses the Hub: the repo file on main when the entry names
  * one, else the Parquet conversion's listing (one per config) and the shard it points to, plus the
- * split's companion file.
+ * split's companion file and the entry's archive.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
@@ -50,18 +50,24 @@ export const serveFile =
   (path: string): HubRoute =>
   async () => ({ body: await readFile(path) });
 
+/** Fixture files for what an entry needs beside its split: the companion file, the archive. */
+export interface ExtraFixtures {
+  companion?: string;
+  archive?: string;
+}
+
 /**
- * The routes under which a fake Hub at `hubUrl` serves `fixture` as `entry`'s split (and
- * `companionFixture` as its companion file), each Hub config of the split getting the same file.
+ * The routes under which a fake Hub at `hubUrl` serves `fixture` as `entry`'s split (and `extra`
+ * as its companion file and archive), each Hub config of the split getting the same file.
  */
 export function catalogRoutes(
   entry: BenchmarkEntry,
   split: string,
   hubUrl: string,
   fixture: string,
-  companionFixture?: string,
+  extra: ExtraFixtures = {},
 ): Record<string, HubRoute> {
-  const { hfDataset, files, hfSplits, configs, config, companion } = entry.source;
+  const { hfDataset, files, hfSplits, configs, config, companion, archive } = entry.source;
   if (!hfDataset) throw new Error(`${entry.name} has no Hub dataset`);
   const routes: Record<string, HubRoute> = {};
   const file = files?.[split];
@@ -79,9 +85,13 @@ export function catalogRoutes(
   }
   if (companion) {
     const companionFile = companion.files[split];
-    if (!companionFile || !companionFixture)
+    if (!companionFile || !extra.companion)
       throw new Error(`${entry.name}: no companion for ${split}`);
-    routes[`/datasets/${hfDataset}/resolve/main/${companionFile}`] = serveFile(companionFixture);
+    routes[`/datasets/${hfDataset}/resolve/main/${companionFile}`] = serveFile(extra.companion);
+  }
+  if (archive) {
+    if (!extra.archive) throw new Error(`${entry.name}: no archive fixture`);
+    routes[`/datasets/${hfDataset}/resolve/main/${archive.file}`] = serveFile(extra.archive);
   }
   return routes;
 }
@@ -94,14 +104,11 @@ export async function loadFromFakeHub(
   name: string,
   split: string,
   fixture: string,
-  companionFixture?: string,
+  extra: ExtraFixtures = {},
 ): Promise<{ tasks: Task[]; requests: string[] }> {
   const routes: Record<string, HubRoute> = {};
   const hub = await fakeHub(routes);
-  Object.assign(
-    routes,
-    catalogRoutes(getBenchmark(name), split, hub.url, fixture, companionFixture),
-  );
+  Object.assign(routes, catalogRoutes(getBenchmark(name), split, hub.url, fixture, extra));
   const cacheDir = await mkdtemp(join(tmpdir(), "rllm-fake-hub-"));
   const previous = process.env.RLLM_HF_ENDPOINT;
   process.env.RLLM_HF_ENDPOINT = hub.url;
