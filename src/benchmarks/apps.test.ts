@@ -61,6 +61,28 @@ test("apps: the reference solutions score 1 in the sandbox, a wrong program 0", 
   assert.equal(wrong.reward, 0);
 });
 
+test("taco: APPS's format from TACO's Parquet; positions as ids, the call-based row left out", async () => {
+  const entry = getBenchmark("taco");
+  assert.equal(entry.grader, "code");
+  assert.equal(entry.source.config, "ALL");
+  const tasks = await loadBenchmark("taco", { dataDir });
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.index, t.data.difficulty]),
+    [
+      ["taco/test/0", 0, "EASY"],
+      ["taco/test/1", 1, "MEDIUM"],
+    ],
+  );
+  for (const task of tasks) {
+    assert.deepEqual(TaskSchema.parse(task), task);
+    const out = await grade(task, fenced(task.data.solution as string));
+    assert.equal(out.reward, 1, `${task.id}: ${out.metadata?.reason}`);
+  }
+  const hub = await loadFromFakeHub("taco", "test", `${dataDir}taco/test.parquet`);
+  assert.deepEqual(hub.tasks, tasks);
+  assert.ok(hub.requests[0]!.startsWith("/api/datasets/BAAI/TACO/parquet/ALL/test"));
+});
+
 test("malformed apps rows fail naming the field", () => {
   const entry = getBenchmark("apps");
   const base = {

@@ -13,7 +13,7 @@
  *   `data.prelude`, `data.tests` as the code grader reads them (rewards/code.ts).
  */
 import type { ChatMessage, Task } from "../types/index.js";
-import { apps } from "./apps.js";
+import { apps, taco } from "./apps.js";
 import { bfcl } from "./bfcl.js";
 import { humaneval, mbpp } from "./code.js";
 import {
@@ -384,6 +384,7 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   wmt24pp,
   bfcl,
   apps,
+  taco,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));
