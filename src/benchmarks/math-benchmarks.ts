@@ -175,7 +175,7 @@ const POLYMATH_SPLITS = POLYMATH_LANGUAGES.flatMap((lang) =>
 const polymath = mathEntry({
   name: "polymath",
   description:
-    "PolyMath (Qwen): 125 maths problems per language in 18 languages at 4 difficulty levels; split <lang>_<level>, e.g. en_top.",
+    "PolyMath (Qwen): 500 maths problems per language in 18 languages, 125 at each of 4 difficulty levels; split <lang>_<level>, e.g. en_top.",
   source: {
     hfDataset: "Qwen/PolyMath",
     splits: POLYMATH_SPLITS,

@@ -90,7 +90,7 @@ function targetOf(task: Task): [code: string, language: string, region: string] 
 export const wmt24pp: BenchmarkEntry = {
   name: "wmt24pp",
   description:
-    "WMT24++ (Deutsch et al., 2025): ~960 English segments per pair translated into 55 languages and dialects; split = pair, e.g. en-de_DE.",
+    "WMT24++ (Deutsch et al., 2025): 998 English segments per pair translated into 55 languages and dialects; split = pair, e.g. en-de_DE.",
   source: {
     hfDataset: "google/wmt24pp",
     splits: PAIRS,

@@ -46,7 +46,7 @@ export async function fakeHub(routes: Record<string, HubRoute>): Promise<FakeHub
 }
 
 /** A route answering with a file's bytes. */
-export const serveFile =
+const serveFile =
   (path: string): HubRoute =>
   async () => ({ body: await readFile(path) });
 
@@ -60,7 +60,7 @@ export interface ExtraFixtures {
  * The routes under which a fake Hub at `hubUrl` serves `fixture` as `entry`'s split (and `extra`
  * as its companion file and archive), each Hub config of the split getting the same file.
  */
-export function catalogRoutes(
+function catalogRoutes(
   entry: BenchmarkEntry,
   split: string,
   hubUrl: string,
