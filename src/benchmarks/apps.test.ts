@@ -1,3 +1,4 @@
+/** The catalog's added code rows (apps.ts: apps and taco; primeintellect.ts), graded by `code` in the bwrap sandbox. */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -81,6 +82,50 @@ test("taco: APPS's format from TACO's Parquet; positions as ids, the call-based 
   const hub = await loadFromFakeHub("taco", "test", `${dataDir}taco/test.parquet`);
   assert.deepEqual(hub.tasks, tasks);
   assert.ok(hub.requests[0]!.startsWith("/api/datasets/BAAI/TACO/parquet/ALL/test"));
+});
+
+test("primeintellect: Python stdin problems, their gold solutions score 1; other languages and call tests left out", async () => {
+  const entry = getBenchmark("primeintellect");
+  const tasks = await loadBenchmark("primeintellect", { dataDir });
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.index]),
+    [
+      ["primeintellect/pi_fx_1", 0],
+      ["primeintellect/pi_fx_2", 1],
+    ],
+  );
+  for (const task of tasks) {
+    assert.deepEqual(TaskSchema.parse(task), task);
+    assert.equal(readCodeTask(task).tests.kind, "stdio");
+    assert.equal(benchmarkMessages(entry, task)[1]!.content, task.data.question);
+    // The gold solution is a fenced block already: it is the response as it is.
+    const out = await grade(task, task.data.solution as string);
+    assert.equal(out.reward, 1, `${task.id}: ${out.metadata?.reason}`);
+  }
+  const hub = await loadFromFakeHub(
+    "primeintellect",
+    "train",
+    `${dataDir}primeintellect/train.parquet`,
+  );
+  assert.deepEqual(hub.tasks, tasks);
+  // An object rather than JSON text (open-r1's copy) reads the same.
+  const row = {
+    problem_id: "x",
+    problem_statement: "Print 1.",
+    verification_info: {
+      language: "python",
+      test_cases: [{ type: "stdin_stdout", input: "", output: "1" }],
+    },
+  };
+  assert.equal(entry.rowFilter!.keep(row), true);
+  assert.deepEqual(
+    (readCodeTask(entry.toTask(row, 0, "train")).tests as { cases: unknown[] }).cases,
+    [{ input: "", output: "1" }],
+  );
+  assert.throws(
+    () => entry.toTask({ ...row, verification_info: "{}" }, 2, "train"),
+    (e: unknown) => e instanceof BenchmarkRowError && e.field === "verification_info",
+  );
 });
 
 test("malformed apps rows fail naming the field", () => {

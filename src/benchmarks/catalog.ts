@@ -40,6 +40,7 @@ import { harborBenchmark } from "./harbor.js";
 import { INSTRUCTION_BENCHMARKS } from "./instruction-benchmarks.js";
 import { livecodebench } from "./livecodebench.js";
 import { MATH_BENCHMARKS } from "./math-benchmarks.js";
+import { primeintellect } from "./primeintellect.js";
 import { MATH_PROMPTING, taskField } from "./prompts.js";
 import { QA_BENCHMARKS } from "./qa-benchmarks.js";
 import { wmt24pp } from "./wmt24pp.js";
@@ -385,6 +386,7 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   bfcl,
   apps,
   taco,
+  primeintellect,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));
