@@ -13,6 +13,8 @@
  *   `data.prelude`, `data.tests` as the code grader reads them (rewards/code.ts).
  */
 import type { ChatMessage, Task } from "../types/index.js";
+import { apps, taco } from "./apps.js";
+import { bfcl } from "./bfcl.js";
 import { humaneval, mbpp } from "./code.js";
 import {
   COUNTDOWN_OPS,
@@ -35,38 +37,18 @@ import {
   requireValue,
 } from "./fields.js";
 import { harborBenchmark } from "./harbor.js";
+import { INSTRUCTION_BENCHMARKS } from "./instruction-benchmarks.js";
 import { livecodebench } from "./livecodebench.js";
+import { MATH_BENCHMARKS } from "./math-benchmarks.js";
 import { MCQ_BENCHMARKS } from "./mcq-benchmarks.js";
+import { primeintellect } from "./primeintellect.js";
+import { MATH_PROMPTING, taskField } from "./prompts.js";
+import { QA_BENCHMARKS } from "./qa-benchmarks.js";
+import { wmt24pp } from "./wmt24pp.js";
 
 export type { BenchmarkEntry, BenchmarkGenerator, BenchmarkSource } from "./entry.js";
 
 export { BenchmarkRowError };
-
-const MATH_SYSTEM_PROMPT =
-  "You are a careful mathematician. Solve the problem step by step, showing your reasoning. " +
-  "Then give the final answer, and nothing else, inside \\boxed{}, e.g. \\boxed{42}.";
-
-function taskField(task: Task, field: string): string {
-  const value = task.data[field];
-  if (typeof value !== "string" || value === "") {
-    throw new Error(
-      `task ${task.id}: data.${field} must be a non-empty string to build the prompt`,
-    );
-  }
-  return value;
-}
-
-function mathUserPrompt(task: Task): string {
-  return taskField(task, "question");
-}
-
-/** How every maths benchmark is put to the model and scored: the problem alone, a boxed answer. */
-const MATH_PROMPTING = {
-  grader: "math",
-  systemPrompt: MATH_SYSTEM_PROMPT,
-  userPrompt: mathUserPrompt,
-  defaultAgent: "single-turn",
-} satisfies Partial<BenchmarkEntry>;
 
 function context(name: string, split: string, index: number): RowContext {
   return { benchmark: name, split, index };
@@ -399,6 +381,14 @@ const ENTRIES: readonly BenchmarkEntry[] = [
   mbpp,
   livecodebench,
   ...MCQ_BENCHMARKS,
+  ...MATH_BENCHMARKS,
+  ...INSTRUCTION_BENCHMARKS,
+  ...QA_BENCHMARKS,
+  wmt24pp,
+  bfcl,
+  apps,
+  taco,
+  primeintellect,
 ];
 
 const BY_NAME = new Map(ENTRIES.map((entry) => [entry.name, entry]));
@@ -452,10 +442,14 @@ export function getBenchmark(name: string): BenchmarkEntry {
   );
 }
 
-/** The system and user messages a single-turn agent sends for `task`. */
+/**
+ * The messages a single-turn agent sends for `task`: the entry's own `messages(task)` when it has
+ * them, else its system prompt (left out when "") and the task's user prompt.
+ */
 export function benchmarkMessages(entry: BenchmarkEntry, task: Task): ChatMessage[] {
-  return [
-    { role: "system", content: entry.systemPrompt },
-    { role: "user", content: entry.userPrompt(task) },
-  ];
+  if (entry.messages) return entry.messages(task);
+  const user: ChatMessage = { role: "user", content: entry.userPrompt(task) };
+  return entry.systemPrompt === ""
+    ? [user]
+    : [{ role: "system", content: entry.systemPrompt }, user];
 }

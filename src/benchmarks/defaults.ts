@@ -5,6 +5,7 @@
 import { getGrader } from "../rewards/index.js";
 import { chatAgent, type Evaluator, evaluator, finalResponse, type Rollout } from "../sdk/index.js";
 import type { Episode } from "../types/index.js";
+import { benchmarkMessages } from "./catalog.js";
 import type { BenchmarkEntry } from "./entry.js";
 import { verifierEvaluator } from "./harbor.js";
 
@@ -13,11 +14,7 @@ export function defaultRollout(entry: BenchmarkEntry): Rollout {
     throw new Error(
       `${entry.name}'s default agent is the ${entry.defaultAgent}, which the CLI makes (agents/); pass an agent`,
     );
-  return chatAgent({
-    name: `${entry.name}-chat`,
-    systemPrompt: entry.systemPrompt,
-    userPrompt: (t) => entry.userPrompt(t),
-  });
+  return chatAgent({ name: `${entry.name}-chat`, messages: (t) => benchmarkMessages(entry, t) });
 }
 
 export function defaultEvaluator(entry: BenchmarkEntry): Evaluator<Episode> {

@@ -5,7 +5,9 @@
  * cycle.
  */
 import type { GraderName } from "../rewards/index.js";
-import type { Task } from "../types/index.js";
+import type { ChatMessage, Task } from "../types/index.js";
+import type { Row, RowContext } from "./fields.js";
+import type { ZipArchive } from "./zip.js";
 
 export interface BenchmarkSource {
   /** Hugging Face Hub dataset id. Absent for generated benchmarks. */
@@ -32,6 +34,31 @@ export interface BenchmarkSource {
    * repeats the others).
    */
   allConfigs?: { column: string; exclude?: readonly string[] };
+  /**
+   * For a dataset published as one Hub config per part (hendrycks_math's seven subjects): a split
+   * from the Hub is the same split of every config listed, in this order, each downloaded and
+   * cached as its own config. `config` is then absent. A `--data-dir` folder holds the whole
+   * split as one file, as for any other benchmark.
+   */
+  configs?: readonly string[];
+  /**
+   * A second file per split joined onto its rows by a key (BFCL keeps each category's possible
+   * answers in possible_answer/<file>): `files` names each split's file in the repo; every row gets
+   * the companion row whose `key` equals its own under `field` (absent when none has). In a
+   * `--data-dir` folder and in the cache it is `<split>.<field>.<ext>` beside the split's file.
+   */
+  companion?: { files: Record<string, string>; key: string; field: string };
+  /**
+   * A zip file of the repo whose members the rows refer to (AA-LCR's document texts): `file` is its
+   * path in the repo; it is cached beside the splits as `<name>.zip`, which is also its name in a
+   * `--data-dir` folder. `attach` returns the row with what it needs from the archive, before
+   * `toTask`; a row the archive cannot serve is a BenchmarkRowError.
+   */
+  archive?: {
+    file: string;
+    name: string;
+    attach(row: Row, archive: ZipArchive, ctx: RowContext): Row;
+  };
   /**
    * For a dataset also published as one file of every split (MBPP's mbpp.jsonl): in a
    * `--data-dir` folder, `<name>.<ext>` serves any split that has no file of its own, and
@@ -62,12 +89,26 @@ export interface BenchmarkEntry {
    */
   toTask(row: Record<string, unknown>, index: number, split: string): Task;
   /**
+   * Rows the benchmark leaves out, decided once for every source (Hub, cache, --data-dir): `keep`
+   * says whether a row is used, `reason` says in the catalog why the others are not (HLE's image
+   * questions, WMT24++'s bad sources). Row positions then count the kept rows only.
+   */
+  rowFilter?: { reason: string; keep(row: Record<string, unknown>): boolean };
+  /**
    * The built-in grader that scores it, by name (`graders` in rewards/index.ts); the evaluator looks
    * it up. "verifier": the episode's own verifier result (harbor.ts's verifierEvaluator).
    */
   grader: GraderName | "verifier";
+  /** The system prompt; "" when the benchmark sends none (IFEval's prompts stand alone). */
   systemPrompt: string;
   userPrompt(task: Task): string;
+  /**
+   * The whole conversation the default agent sends, when it is not `systemPrompt` then
+   * `userPrompt(task)`: a multi-turn history whose last message is the user's (MultiChallenge), or
+   * a system prompt made per task (BFCL's function docs, HLE's format by answer type).
+   * `benchmarkMessages` uses it when present.
+   */
+  messages?(task: Task): ChatMessage[];
   /** "single-turn": defaultRollout's one chat call; "tool-agent": the built-in tool agent (agents/), which the CLI makes. */
   defaultAgent: "single-turn" | "tool-agent";
   /** Present for benchmarks whose tasks are generated rather than downloaded. */

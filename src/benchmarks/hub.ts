@@ -150,6 +150,21 @@ async function download(url: string, file: string, options: HubFetchOptions): Pr
   }
 }
 
+/** Downloads one file of a dataset repo's main branch to `target` (atomically) and returns `target`. */
+export async function downloadRepoFile(
+  hfDataset: string,
+  file: string,
+  target: string,
+  options: HubFetchOptions = {},
+): Promise<string> {
+  const endpoint = (options.endpoint ?? hfEndpoint()).replace(/\/+$/, "");
+  await writeAtomically(
+    target,
+    await download(hubFileUrl(endpoint, hfDataset, "main", file), target, options),
+  );
+  return target;
+}
+
 export interface HubSplitRequest {
   hfDataset: string;
   config?: string;

@@ -26,7 +26,6 @@ export {
   type LoadBenchmarkOptions,
   loadBenchmark,
   loadRows,
-  type PullSplitOptions,
   parseTaskIndices,
   pullSplit,
 } from "./load.js";

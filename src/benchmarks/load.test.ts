@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { fakeHub } from "../testing/fake-hub.js";
 import { hubCacheDir } from "./hub.js";
 import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
 
@@ -316,30 +317,6 @@ test("no cache and an unreachable Hub: the error names the file looked for and -
   });
 });
 
-/** A stand-in Hub on loopback serving a few paths; records what was asked. */
-async function fakeHub(
-  routes: Record<string, () => Promise<{ status?: number; body: Buffer | string }>>,
-) {
-  const requests: string[] = [];
-  const server: Server = createServer(async (req, res) => {
-    requests.push(req.url ?? "");
-    const route = routes[req.url ?? ""];
-    if (!route) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    const { status, body } = await route();
-    res.writeHead(status ?? 200).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 test("downloads from the Hub into the cache once: repo files, Parquet shards, and the conversion branch", async () => {
   const cacheDir = join(tmp, "download-cache");
   const parquet = (name: string) => async () => ({ body: await readFile(fixture(name)) });
@@ -411,4 +388,80 @@ test("a Hub HTTP error is reported with the URL and status", async () => {
   } finally {
     await hub.close();
   }
+});
+
+test("loadRows reads a .json file of one object per line (BFCL's) and still reports a broken document", async () => {
+  const lines = join(tmp, "lines.json");
+  await writeFile(lines, rowsA.map((r) => JSON.stringify(r)).join("\n"));
+  assert.deepEqual(await loadRows(lines), rowsA);
+  const broken = join(tmp, "broken.json");
+  await writeFile(broken, '[{"a": 1},\n{"b": ');
+  await assert.rejects(loadRows(broken), /broken\.json: not valid JSON/);
+});
+
+test("a split spanning Hub configs looks for each config's cached copy; offline, the error names the first missing", async () => {
+  const cacheDir = join(tmp, "configs-cache");
+  const first = join(cacheDir, "EleutherAI", "hendrycks_math", "algebra");
+  await mkdir(first, { recursive: true });
+  await writeFile(
+    join(first, "test.jsonl"),
+    `${JSON.stringify({ problem: "1+1?", solution: "\\\\boxed{2}" })}\n`,
+  );
+  await assert.rejects(
+    loadBenchmark("hendrycks_math", { cacheDir, offline: true }),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /hendrycks_math split "test" is not in the dataset cache and offline mode is on/,
+      );
+      assert.ok(
+        error.message.includes(
+          join(cacheDir, "EleutherAI", "hendrycks_math", "counting_and_probability", "test"),
+        ),
+      );
+      return true;
+    },
+  );
+});
+
+test("a companion file is looked for beside the split in --data-dir; repeated join keys are an error", async () => {
+  const dir = join(tmp, "companion-data");
+  await mkdir(join(dir, "bfcl"), { recursive: true });
+  const question = {
+    id: "simple_0",
+    question: [[{ role: "user", content: "Weather in Oslo?" }]],
+    function: [{ name: "w", description: "d", parameters: { type: "dict", properties: {} } }],
+  };
+  await writeFile(join(dir, "bfcl", "simple.jsonl"), `${JSON.stringify(question)}\n`);
+  await assert.rejects(loadBenchmark("bfcl", { dataDir: dir }), (error: Error) => {
+    assert.match(error.message, /No file for bfcl split "simple"/);
+    assert.ok(
+      error.message.includes(join(dir, "bfcl", "simple.possible_answer.jsonl")),
+      error.message,
+    );
+    return true;
+  });
+  const answer = { id: "simple_0", ground_truth: [{ w: { city: ["Oslo"] } }] };
+  await writeFile(
+    join(dir, "bfcl", "simple.possible_answer.jsonl"),
+    `${JSON.stringify(answer)}\n${JSON.stringify(answer)}\n`,
+  );
+  await assert.rejects(
+    loadBenchmark("bfcl", { dataDir: dir }),
+    /bfcl: possible_answer rows repeat id "simple_0"/,
+  );
+  await writeFile(join(dir, "bfcl", "simple.possible_answer.jsonl"), `${JSON.stringify(answer)}\n`);
+  const [task] = await loadBenchmark("bfcl", { dataDir: dir });
+  assert.deepEqual(task!.data.groundTruth, answer.ground_truth);
+});
+
+test("a split whose every row the benchmark leaves out is an error that says why", async () => {
+  const dir = join(tmp, "filtered-data");
+  await mkdir(join(dir, "wmt24pp"), { recursive: true });
+  const bad = { lp: "en-de_DE", source: "http://x", target: "http://x", is_bad_source: true };
+  await writeFile(join(dir, "wmt24pp", "en-de_DE.jsonl"), `${JSON.stringify(bad)}\n`);
+  await assert.rejects(
+    loadBenchmark("wmt24pp", { dataDir: dir }),
+    /none of the 1 rows of wmt24pp split "en-de_DE" is used \(segments flagged is_bad_source are left out/,
+  );
 });

@@ -2,8 +2,12 @@
  * Loading benchmark rows and turning them into Tasks. Rows come from, in this order of preference:
  * a local folder the user names (`--data-dir`, laid out `<benchmark>/<split>.<ext>`), the Hub cache
  * under $RLLM_HOME, or a download from the Hub into that cache. Generated benchmarks (countdown)
- * are generated unless the local folder holds a file for them.
+ * are generated unless the local folder holds a file for them. What an entry's source adds (entry.ts)
+ * applies to every place rows come from: a split spanning several Hub configs is their rows in the
+ * listed order, a companion file is joined onto the rows by its key, and the rowFilter's left-out
+ * rows never become tasks (row positions count the kept rows).
  */
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -17,6 +21,7 @@ import {
   configOfFile,
   DATA_EXTENSIONS,
   type DownloadProgress,
+  downloadRepoFile,
   downloadSplit,
   findSplitFile,
   HubDownloadError,
@@ -24,6 +29,7 @@ import {
   hubCacheDir,
   splitCandidates,
 } from "./hub.js";
+import { openZip, type ZipArchive } from "./zip.js";
 
 export type { Row };
 
@@ -56,11 +62,19 @@ function parseJsonLines(text: string, path: string): Row[] {
   return rows;
 }
 
-function parseJsonDocument(text: string, path: string): Row[] {
+/**
+ * A `.json` file: one JSON document (an array of rows or {data: [...]}), or — as BFCL publishes its
+ * `.json` files — one JSON object per line, recognised by a text that is not one document but
+ * whose first line is a whole object. Anything else reports the document's parse error.
+ */
+function parseJson(text: string, path: string): Row[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    const body = text.trimStart();
+    const newline = body.indexOf("\n");
+    if (newline > 0 && isJsonObject(body.slice(0, newline))) return parseJsonLines(text, path);
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${path}: not valid JSON (${reason})`);
   }
@@ -77,6 +91,14 @@ function parseJsonDocument(text: string, path: string): Row[] {
     if (!isRow(row)) throw new Error(`${path}: row ${i} is not a JSON object`);
     return row;
   });
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    return isRow(JSON.parse(text));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -130,7 +152,7 @@ async function loadFile(path: string): Promise<Row[]> {
     text = bytes.toString("utf8");
   }
   if (path.endsWith(".jsonl") || path.endsWith(".jsonl.gz")) return parseJsonLines(text, path);
-  if (path.endsWith(".json")) return parseJsonDocument(text, path);
+  if (path.endsWith(".json")) return parseJson(text, path);
   throw new Error(`${path}: unsupported file type; rllm reads ${DATA_EXTENSIONS.join(", ")} files`);
 }
 
@@ -220,6 +242,8 @@ export interface LoadBenchmarkOptions {
   hubEndpoint?: string;
   /** Per-request download time limit in milliseconds. */
   timeoutMs?: number;
+  /** Told how each Hub download is going (`rllm dataset pull` prints it). */
+  onProgress?: (progress: DownloadProgress) => void;
 }
 
 function dataDirHelp(name: string, split: string): string {
@@ -237,33 +261,75 @@ function splitCheck(entry: BenchmarkEntry, split: string): void {
   }
 }
 
-/** Finds (or downloads) the file holding a split, following the order in the module comment. */
+/**
+ * Finds (or downloads) the files holding a split, following the order in the module comment: one
+ * file or folder, or one per Hub config when the entry's split spans several (`source.configs`).
+ */
 async function locateSplit(
   entry: BenchmarkEntry,
   split: string,
   options: LoadBenchmarkOptions,
-): Promise<string | undefined> {
+): Promise<string[] | undefined> {
   if (options.dataDir) {
     const dir = join(options.dataDir, entry.name);
     const found = await findSplitFile(dir, split);
-    if (found || entry.generator) return found;
+    if (found) return [found];
+    if (entry.generator) return undefined;
     splitCheck(entry, split);
     const whole = entry.source.oneFile && (await findSplitFile(dir, entry.source.oneFile.name));
-    if (whole) return whole;
-    const present = await readdir(dir).catch(() => [] as string[]);
-    const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
-    throw new Error(
-      `No file for ${entry.name} split "${split}" under ${options.dataDir}: looked for ` +
-        `${splitCandidates(dir, split).join(", ")}.${listing} ${dataDirHelp(entry.name, split)}`,
-    );
+    if (whole) return [whole];
+    throw await missingInDataDir(entry, split, dir, options.dataDir);
   }
   splitCheck(entry, split);
-  const cacheDir = benchmarkCacheDir(entry, options.cacheDir);
-  if (cacheDir === undefined) return undefined;
-  const cached = await findSplitFile(cacheDir, split);
+  if (!entry.source.hfDataset) return undefined;
+  const configs = entry.source.configs ?? [entry.source.config];
+  const paths: string[] = [];
+  for (const config of configs) {
+    const hfSplit = entry.source.hfSplits?.[split] ?? split;
+    const file = entry.source.files?.[split];
+    paths.push(await hubSplit(entry, split, { name: split, hfSplit, file, config }, options));
+  }
+  return paths;
+}
+
+async function missingInDataDir(
+  entry: BenchmarkEntry,
+  split: string,
+  dir: string,
+  dataDir: string,
+  name = split,
+): Promise<Error> {
+  const present = await readdir(dir).catch(() => [] as string[]);
+  const listing = present.length > 0 ? ` That folder holds: ${present.sort().join(", ")}.` : "";
+  return new Error(
+    `No file for ${entry.name} split "${split}" under ${dataDir}: looked for ` +
+      `${splitCandidates(dir, name).join(", ")}.${listing} ${dataDirHelp(entry.name, split)}`,
+  );
+}
+
+/** What to fetch for a split: our cache name, the Hub's split name, the repo file, the config. */
+interface HubPart {
+  name: string;
+  hfSplit: string;
+  file: string | undefined;
+  config: string | undefined;
+}
+
+/** One part of a split from the Hub: from the cache, else downloaded into it. */
+async function hubSplit(
+  entry: BenchmarkEntry,
+  split: string,
+  part: HubPart,
+  options: LoadBenchmarkOptions,
+): Promise<string> {
+  const hfDataset = entry.source.hfDataset!;
+  const allConfigs = entry.source.allConfigs;
+  const cacheDir = hubCacheDir(hfDataset, allConfigs ? ALL_CONFIGS : part.config, options.cacheDir);
+  const cached = await findSplitFile(cacheDir, part.name);
   if (cached) return cached;
 
-  const lookedFor = `${join(cacheDir, split)}{${DATA_EXTENSIONS.join(",")}} or ${join(cacheDir, split)}/`;
+  const at = join(cacheDir, part.name);
+  const lookedFor = `${at}{${DATA_EXTENSIONS.join(",")}} or ${at}/`;
   const offline = options.offline ?? process.env.HF_HUB_OFFLINE === "1";
   if (offline) {
     throw new Error(
@@ -272,7 +338,22 @@ async function locateSplit(
     );
   }
   try {
-    return await downloadBenchmarkSplit(entry, split, options);
+    return await downloadSplit(
+      {
+        hfDataset,
+        config: part.config,
+        hfSplit: part.hfSplit,
+        split: part.name,
+        file: part.file,
+        allConfigs: allConfigs && { exclude: allConfigs.exclude },
+        cacheDir: options.cacheDir,
+      },
+      {
+        endpoint: options.hubEndpoint ?? hfEndpoint(),
+        timeoutMs: options.timeoutMs,
+        onProgress: options.onProgress,
+      },
+    );
   } catch (error) {
     if (!(error instanceof HubDownloadError)) throw error;
     throw new Error(
@@ -284,39 +365,121 @@ async function locateSplit(
   }
 }
 
-/** The Hub cache folder of a benchmark's splits (hub.ts's layout); undefined for a generated one. */
-function benchmarkCacheDir(entry: BenchmarkEntry, cacheDir?: string): string | undefined {
-  const { hfDataset, config, allConfigs } = entry.source;
-  if (!hfDataset) return undefined;
-  return hubCacheDir(hfDataset, allConfigs ? ALL_CONFIGS : config, cacheDir);
+/** The rows of a split's companion file (`source.companion`), from the same place as the split. */
+async function companionRows(
+  entry: BenchmarkEntry,
+  split: string,
+  options: LoadBenchmarkOptions,
+): Promise<Row[] | undefined> {
+  const companion = entry.source.companion;
+  if (!companion) return undefined;
+  const name = `${split}.${companion.field}`;
+  if (options.dataDir) {
+    const dir = join(options.dataDir, entry.name);
+    const found = await findSplitFile(dir, name);
+    if (!found) throw await missingInDataDir(entry, split, dir, options.dataDir, name);
+    return loadRows(found);
+  }
+  const file = companion.files[split];
+  if (!file)
+    throw new Error(
+      `${entry.name}: the catalog names no ${companion.field} file for split "${split}"`,
+    );
+  const part = { name, hfSplit: split, file, config: entry.source.config };
+  return loadRows(await hubSplit(entry, split, part, options));
 }
 
-/** The cached file (or folder) of a split, or undefined when it is not cached. */
+/** The entry's archive (`source.archive`), from --data-dir or the cache, downloaded when missing. */
+async function archiveOf(
+  entry: BenchmarkEntry,
+  options: LoadBenchmarkOptions,
+): Promise<ZipArchive | undefined> {
+  const archive = entry.source.archive;
+  if (!archive) return undefined;
+  const fileName = `${archive.name}.zip`;
+  const hfDataset = entry.source.hfDataset ?? "(no Hub dataset)";
+  if (options.dataDir) {
+    const path = join(options.dataDir, entry.name, fileName);
+    if (!existsSync(path)) {
+      throw new Error(
+        `No ${fileName} for ${entry.name} under ${options.dataDir}: looked for ${path}. Its rows ` +
+          `need it: ${archive.file} of the Hub dataset ${hfDataset}, saved under that name.`,
+      );
+    }
+    return openZip(path);
+  }
+  const path = join(hubCacheDir(hfDataset, entry.source.config, options.cacheDir), fileName);
+  if (existsSync(path)) return openZip(path);
+  if (options.offline ?? process.env.HF_HUB_OFFLINE === "1") {
+    throw new Error(
+      `${entry.name}'s ${fileName} is not in the dataset cache and offline mode is on: looked for ${path}.`,
+    );
+  }
+  try {
+    await downloadRepoFile(hfDataset, archive.file, path, {
+      endpoint: options.hubEndpoint ?? hfEndpoint(),
+      timeoutMs: options.timeoutMs,
+      onProgress: options.onProgress,
+    });
+  } catch (error) {
+    if (!(error instanceof HubDownloadError)) throw error;
+    throw new Error(
+      `Cannot load ${entry.name}: its ${archive.file} is not in the dataset cache (looked for ${path}) ` +
+        `and downloading it from the Hugging Face Hub failed: ${error.message}.`,
+      { cause: error },
+    );
+  }
+  return openZip(path);
+}
+
+/** Each row with its companion row (same `key`) under `field`; a key seen twice is an error. */
+function joinCompanion(entry: BenchmarkEntry, rows: Row[], companion: Row[]): Row[] {
+  const { key, field } = entry.source.companion!;
+  const byKey = new Map<unknown, Row>();
+  for (const [i, row] of companion.entries()) {
+    const value = row[key];
+    if (value === undefined || value === null) {
+      throw new Error(`${entry.name}: ${field} row ${i} has no "${key}" to join on`);
+    }
+    if (byKey.has(value))
+      throw new Error(`${entry.name}: ${field} rows repeat ${key} ${JSON.stringify(value)}`);
+    byKey.set(value, row);
+  }
+  return rows.map((row) => {
+    const match = byKey.get(row[key]);
+    return match === undefined ? row : { ...row, [field]: match };
+  });
+}
+
+/** The Hub cache files (or folders) of a split, or undefined when any part is not cached. */
 export async function cachedSplit(
   entry: BenchmarkEntry,
   split: string,
   cacheDir?: string,
-): Promise<string | undefined> {
-  const dir = benchmarkCacheDir(entry, cacheDir);
-  return dir === undefined ? undefined : findSplitFile(dir, split);
-}
-
-export interface PullSplitOptions {
-  cacheDir?: string;
-  hubEndpoint?: string;
-  timeoutMs?: number;
-  onProgress?: (progress: DownloadProgress) => void;
+): Promise<string[] | undefined> {
+  const { hfDataset, allConfigs } = entry.source;
+  if (!hfDataset) return undefined;
+  const paths: string[] = [];
+  for (const config of allConfigs
+    ? [ALL_CONFIGS]
+    : (entry.source.configs ?? [entry.source.config])) {
+    const found = await findSplitFile(hubCacheDir(hfDataset, config, cacheDir), split);
+    if (!found) return undefined;
+    paths.push(found);
+  }
+  return paths;
 }
 
 /**
- * Makes sure a split is in the Hub cache, downloading it when it is not: its path, and whether it
- * was there already. A failed download throws the HubDownloadError (it names the URL).
+ * Makes sure a split is in the Hub cache, fetching what loadBenchmark would (every config's part,
+ * a companion file, an archive) when it is not: the split's paths, and whether they were there
+ * already. A failed download is the loader's error (it names the URL and what to do).
  */
 export async function pullSplit(
   entry: BenchmarkEntry,
   split: string,
-  options: PullSplitOptions = {},
-): Promise<{ path: string; cached: boolean }> {
+  options: Omit<LoadBenchmarkOptions, "dataDir" | "split"> = {},
+): Promise<{ paths: string[]; cached: boolean }> {
   splitCheck(entry, split);
   if (!entry.source.hfDataset) {
     throw new Error(
@@ -324,33 +487,30 @@ export async function pullSplit(
     );
   }
   const cached = await cachedSplit(entry, split, options.cacheDir);
-  if (cached) return { path: cached, cached: true };
-  return { path: await downloadBenchmarkSplit(entry, split, options), cached: false };
+  const paths = cached ?? (await locateSplit(entry, split, options)) ?? [];
+  await companionRows(entry, split, options);
+  await archiveOf(entry, options);
+  return { paths, cached: cached !== undefined };
 }
 
-async function downloadBenchmarkSplit(
-  entry: BenchmarkEntry,
-  split: string,
-  options: PullSplitOptions,
-): Promise<string> {
-  const { hfDataset, config, allConfigs } = entry.source;
-  if (!hfDataset) throw new Error(`${entry.name} has no Hub dataset`);
-  return downloadSplit(
-    {
-      hfDataset,
-      config,
-      hfSplit: entry.source.hfSplits?.[split] ?? split,
-      split,
-      file: entry.source.files?.[split],
-      allConfigs: allConfigs && { exclude: allConfigs.exclude },
-      cacheDir: options.cacheDir,
-    },
-    {
-      endpoint: options.hubEndpoint ?? hfEndpoint(),
-      timeoutMs: options.timeoutMs,
-      onProgress: options.onProgress,
-    },
-  );
+/**
+ * A split's rows; for an all-configs benchmark (`source.allConfigs`) whose split is a folder of one
+ * file per config, each row lacking the config column gets its file's config name there.
+ */
+async function readSplitRows(entry: BenchmarkEntry, path: string): Promise<Row[]> {
+  const all = entry.source.allConfigs;
+  if (!all || !(await stat(path)).isDirectory()) return loadRows(path);
+  const names = (await readdir(path)).filter(isSupported).sort();
+  if (names.length === 0) return loadRows(path);
+  const rows: Row[] = [];
+  for (const name of names) {
+    const config = configOfFile(name);
+    for (const row of await loadRows(join(path, name))) {
+      const has = row[all.column] !== undefined && row[all.column] !== null;
+      rows.push(has ? row : { ...row, [all.column]: config });
+    }
+  }
+  return rows;
 }
 
 function select<T>(
@@ -391,9 +551,9 @@ export async function loadBenchmark(
 ): Promise<Task[]> {
   const entry = getBenchmark(name);
   const split = options.split ?? entry.source.defaultSplit;
-  const path = await locateSplit(entry, split, options);
+  const paths = await locateSplit(entry, split, options);
 
-  if (path === undefined) {
+  if (paths === undefined) {
     if (!entry.generator) {
       throw new Error(`${entry.name} has neither a Hub dataset nor a generator in the catalog`);
     }
@@ -407,28 +567,34 @@ export async function loadBenchmark(
     return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
   }
 
-  const rows = rowsOfSplit(entry, split, path, await readSplitRows(entry, path));
-  return select(rows, options, path).map(({ item, index }) => entry.toTask(item, index, split));
+  let rows: Row[] = [];
+  for (const path of paths) {
+    rows.push(...rowsOfSplit(entry, split, path, await readSplitRows(entry, path)));
+  }
+  const companion = await companionRows(entry, split, options);
+  if (companion) rows = joinCompanion(entry, rows, companion);
+  const kept = keptRows(entry, split, rows, paths.join(", "));
+  const picked = select(kept, options, paths.join(", "));
+  const archive = await archiveOf(entry, options);
+  return picked.map(({ item, index }) => {
+    const row = archive
+      ? entry.source.archive!.attach(item, archive, { benchmark: entry.name, split, index })
+      : item;
+    return entry.toTask(row, index, split);
+  });
 }
 
-/**
- * A split's rows; for an all-configs benchmark (`source.allConfigs`) whose split is a folder of one
- * file per config, each row lacking the config column gets its file's config name there.
- */
-async function readSplitRows(entry: BenchmarkEntry, path: string): Promise<Row[]> {
-  const all = entry.source.allConfigs;
-  if (!all || !(await stat(path)).isDirectory()) return loadRows(path);
-  const names = (await readdir(path)).filter(isSupported).sort();
-  if (names.length === 0) return loadRows(path);
-  const rows: Row[] = [];
-  for (const name of names) {
-    const config = configOfFile(name);
-    for (const row of await loadRows(join(path, name))) {
-      const has = row[all.column] !== undefined && row[all.column] !== null;
-      rows.push(has ? row : { ...row, [all.column]: config });
-    }
+/** The rows the entry's rowFilter keeps; a split it empties is an error that says why. */
+function keptRows(entry: BenchmarkEntry, split: string, rows: Row[], from: string): Row[] {
+  const filter = entry.rowFilter;
+  if (!filter) return rows;
+  const kept = rows.filter((row) => filter.keep(row));
+  if (kept.length === 0) {
+    throw new Error(
+      `${from}: none of the ${rows.length} rows of ${entry.name} split "${split}" is used (${filter.reason})`,
+    );
   }
-  return rows;
+  return kept;
 }
 
 /**

@@ -300,12 +300,14 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
       onProgress: (p) => seen.push(p),
     });
     assert.equal(pro.cached, false);
-    assert.equal(pro.path, join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"));
+    assert.deepEqual(pro.paths, [
+      join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"),
+    ]);
     const size = (await readFile(fixture("mmlu_pro/test.parquet"))).length;
     const last = seen.at(-1)!;
     assert.deepEqual(
       [last.received, last.total, last.done, last.file],
-      [size, size, true, pro.path],
+      [size, size, true, pro.paths[0]],
     );
     assert.equal(seen[0]!.received, 0);
 

@@ -104,14 +104,15 @@ async function pull(name: string, flags: { split?: string[]; allSplits?: boolean
     return;
   }
   for (const split of splits) {
-    let result: { path: string; cached: boolean };
+    let result: { paths: string[]; cached: boolean };
     try {
       process.stderr.write(`pulling ${entry.name} split "${split}" from ${hfEndpoint()}\n`);
       result = await pullSplit(entry, split, { onProgress: progressPrinter() });
     } catch (error) {
-      if (!(error instanceof HubDownloadError)) throw error;
+      const download = error instanceof Error ? error.cause : undefined;
+      if (!(download instanceof HubDownloadError)) throw error;
       throw new Error(
-        `cannot pull ${entry.name} split "${split}" from ${entry.source.hfDataset}: ${error.message}. ` +
+        `cannot pull ${entry.name} split "${split}" from ${entry.source.hfDataset}: ${download.message}. ` +
           `Check the network; RLLM_HF_ENDPOINT (or HF_ENDPOINT) sets the Hub's address (now ${hfEndpoint()}), ` +
           "and HF_TOKEN the token a gated dataset needs.",
         { cause: error },
@@ -119,8 +120,8 @@ async function pull(name: string, flags: { split?: string[]; allSplits?: boolean
     }
     console.log(
       result.cached
-        ? `${entry.name} ${split}: already cached at ${result.path}`
-        : `${entry.name} ${split}: cached at ${result.path}`,
+        ? `${entry.name} ${split}: already cached at ${result.paths.join(", ")}`
+        : `${entry.name} ${split}: cached at ${result.paths.join(", ")}`,
     );
   }
 }

@@ -15,10 +15,22 @@ import { Agent, request } from "undici";
 import type { ChatMessage, Task } from "../types/index.js";
 import { type Rollout, rollout } from "./rollout.js";
 
-export interface ChatAgentOptions {
-  name?: string;
-  systemPrompt?: string;
-  userPrompt: (task: Task) => string;
+/**
+ * What the agent sends: a system prompt (optional) and the task's user message, or — for a
+ * conversation that is not that pair (prior turns, a system prompt made per task) — `messages`,
+ * the whole list, used as given.
+ */
+export type ChatAgentOptions = { name?: string } & (
+  | { systemPrompt?: string; userPrompt: (task: Task) => string; messages?: undefined }
+  | { messages: (task: Task) => ChatMessage[]; systemPrompt?: undefined; userPrompt?: undefined }
+);
+
+function conversation(options: ChatAgentOptions, task: Task): ChatMessage[] {
+  if (options.messages) return options.messages(task);
+  const messages: ChatMessage[] = [];
+  if (options.systemPrompt) messages.push({ role: "system", content: options.systemPrompt });
+  messages.push({ role: "user", content: options.userPrompt(task) });
+  return messages;
 }
 
 export class AgentHttpError extends Error {
@@ -45,9 +57,7 @@ export function isPromptTooLong(message: string): boolean {
 export function chatAgent(options: ChatAgentOptions): Rollout {
   return rollout(
     async (task, config) => {
-      const messages: ChatMessage[] = [];
-      if (options.systemPrompt) messages.push({ role: "system", content: options.systemPrompt });
-      messages.push({ role: "user", content: options.userPrompt(task) });
+      const messages = conversation(options, task);
       const res = await request(`${config.baseURL}/chat/completions`, {
         method: "POST",
         dispatcher: dispatcher(),
