@@ -328,7 +328,7 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
     assert.deepEqual(
       await pullSplit(getBenchmark("mmmlu"), "test", { cacheDir, hubEndpoint: hub.url }),
       {
-        path: dir,
+        paths: [dir],
         cached: true,
       },
     );
