@@ -24,6 +24,10 @@ CALLS = [(PPO_KL_ENTROPY, "given", 0), (IS_TOKEN_MEAN, "current", 1)]  # (loss, 
 OPTIM = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weightDecay": 0.01, "maxGradNorm": 1.0}
 LORA = {"rank": 4, "alpha": 8, "dropout": 0.0, "targetModules": "all-linear"}
 ATOL = 1e-5
+# Weights after AdamW steps agree to a fraction of the lr, not to ATOL: a step moves a weight by
+# lr·m/(√v + eps), and where a gradient is near eps (1e-8) the float reassociation of the two ranks'
+# gradient sum changes that ratio by a few percent (2e-5 seen on an AMD EPYC; 0 on other CPUs).
+WEIGHT_ATOL = 0.05 * OPTIM["lr"]
 
 
 @pytest.fixture(scope="module")
@@ -40,16 +44,16 @@ def worker(tmp_path_factory):
     w.close()
 
 
-def close(a, b, what: str) -> None:
+def close(a, b, what: str, atol: float = ATOL) -> None:
     assert a.shape == b.shape, what
     diff = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
-    assert diff <= ATOL, f"{what}: max abs diff {diff}"
+    assert diff <= atol, f"{what}: max abs diff {diff}"
 
 
-def close_dicts(a: dict, b: dict, what: str) -> None:
+def close_dicts(a: dict, b: dict, what: str, atol: float = ATOL) -> None:
     assert a.keys() == b.keys(), f"{what}: {sorted(a.keys() ^ b.keys())[:5]}"
     for k in a:
-        close(a[k], b[k], f"{what} {k}")
+        close(a[k], b[k], f"{what} {k}", atol)
 
 
 def close_metrics(a: dict, b: dict) -> None:
@@ -144,7 +148,7 @@ def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, m
     close_dicts(a["gradients"], b["gradients"], "gradient")
     assert a["optim"]["step"] == b["optim"]["step"] == 1
     assert a["optim"]["gradNorm"] == pytest.approx(b["optim"]["gradNorm"], abs=ATOL)
-    close_dicts(exported(one, tmp_path / "e1"), exported(two, tmp_path / "e2"), "weight after the step")
+    close_dicts(exported(one, tmp_path / "e1"), exported(two, tmp_path / "e2"), "weight after the step", WEIGHT_ATOL)
     for lengths in (LENGTHS, [6]):  # [6]: rank 1 has no row
         batch = make_batch(lengths, seed=9)
         close(one.compute_logprobs(batch["tokens"], batch["lengths"]),
@@ -159,7 +163,7 @@ def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, m
     assert resumed.load(str(tmp_path / "two")) == 1
     got = step(resumed, seed=20)
     assert got["calls"][0]["loss"] == pytest.approx(uninterrupted["calls"][0]["loss"], abs=ATOL)
-    close_dicts(exported(resumed, tmp_path / "e4"), want_weights, "resumed on 1: weight")
+    close_dicts(exported(resumed, tmp_path / "e4"), want_weights, "resumed on 1: weight", WEIGHT_ATOL)
     close_dicts(moments(resumed), want_moments, "resumed on 1: AdamW moment")
 
     for saved_by in ("two", "one"):  # saved by 2 ranks, and by 1 process → 2 ranks
@@ -168,7 +172,7 @@ def test_two_ranks_equal_one_process_and_checkpoints_cross_rank_counts(worker, m
         got = step(two, seed=20)
         assert got["optim"]["step"] == 2
         assert got["calls"][0]["loss"] == pytest.approx(uninterrupted["calls"][0]["loss"], abs=ATOL)
-        close_dicts(exported(two, tmp_path / f"e5-{saved_by}"), want_weights, f"resumed on 2 from {saved_by}: weight")
+        close_dicts(exported(two, tmp_path / f"e5-{saved_by}"), want_weights, f"resumed on 2 from {saved_by}: weight", WEIGHT_ATOL)
         two.save(str(tmp_path / f"again-{saved_by}"))
         check = Trainer(params)
         check.load(str(tmp_path / f"again-{saved_by}"))
