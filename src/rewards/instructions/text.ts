@@ -1,6 +1,7 @@
 /**
- * Text measures the verifiable-instruction checkers share, with the semantics of the Python
- * references (IFEval's `instructions_util.py`, which IFBench copies) rather than JavaScript's:
+ * Text measures and Python string operations the verifiable-instruction checkers (IFEval, IFBench)
+ * share, with the semantics of the Python references (IFEval's `instructions_util.py`, which
+ * IFBench copies, and the `str` methods IFBench's `instructions.py` uses) rather than JavaScript's:
  *
  * - Python's `str.strip()` / `str.split()` white space (which adds \x1c–\x1f and \x85 to
  *   JavaScript's and leaves out U+FEFF);
@@ -13,7 +14,8 @@
  *   Treebank tokenizer of nltk/tokenize/destructive.py), which splits contractions ("DON'T" →
  *   "DO", "N'T"; "CANNOT" → "CAN", "NOT") and punctuation off words.
  *
- * NLTK version: 3.9 (the `re` engine), what the published IFEval results were computed with.
+ * NLTK version: 3.9 (the `re` engine), what the published IFEval results were computed with;
+ * IFBench pins 3.9.2, whose punkt.py and destructive.py do the same for English as 3.9.1's.
  * NLTK 3.10 moved its tokenizers to the `regex` engine, whose `\w` also takes combining marks
  * (so Hindi words stop splitting) and changed a few quote rules; its results differ on such text.
  */
@@ -47,6 +49,65 @@ export function pySplit(s: string): string[] {
 /** One character of Python's Unicode `\w`. */
 export const PY_WORD_CHAR = "[\\p{L}\\p{N}_]";
 
+/** Python's `\b` (a `u`-flag pattern): between a `\w` character and anything else. */
+export const PY_WORD_BOUNDARY = `(?:(?<=${PY_WORD_CHAR})(?!${PY_WORD_CHAR})|(?<!${PY_WORD_CHAR})(?=${PY_WORD_CHAR}))`;
+
+/** Python's `string.punctuation` (ASCII only: curly quotes and dashes are not in it). */
+export const PY_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+const PUNCT_SET = new Set(PY_PUNCTUATION);
+
+/** `s.translate(str.maketrans("", "", string.punctuation))`: every ASCII punctuation mark removed. */
+export function removePunctuation(s: string): string {
+  let out = "";
+  for (const c of s) if (!PUNCT_SET.has(c)) out += c;
+  return out;
+}
+
+// `s.lstrip(chars)`, `s.rstrip(chars)`, `s.strip(chars)`, by code point as Python indexes.
+export function lstripChars(s: string, chars: string): string {
+  const cs = [...s];
+  let i = 0;
+  while (i < cs.length && chars.includes(cs[i]!)) i++;
+  return cs.slice(i).join("");
+}
+
+export function rstripChars(s: string, chars: string): string {
+  const cs = [...s];
+  let j = cs.length;
+  while (j > 0 && chars.includes(cs[j - 1]!)) j--;
+  return cs.slice(0, j).join("");
+}
+
+export function stripChars(s: string, chars: string): string {
+  return lstripChars(rstripChars(s, chars), chars);
+}
+
+/** `s.strip(string.punctuation + " ")`, IFBench's usual word cleaning. */
+export function stripPunctSpace(s: string): string {
+  return stripChars(s, `${PY_PUNCTUATION} `);
+}
+
+/** `c.isalpha()` for one character. */
+export function pyIsAlphaChar(c: string): boolean {
+  return /^\p{L}$/u.test(c);
+}
+
+/** `s.isdigit()`: non-empty and every character a decimal digit. */
+export function pyIsDigits(s: string): boolean {
+  return /^\p{Nd}+$/u.test(s);
+}
+
+/** `unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()`: diacritics dropped. */
+export function asciiFold(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
+  return s.normalize("NFKD").replace(/[^\x00-\x7f]/g, "");
+}
+
+/** `re.escape(s)`: `s` matched literally. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
 /** Python's `str.isupper()`. */
 export function pyIsUpper(s: string): boolean {
   return !/[\p{Lowercase}\p{Lt}]/u.test(s) && /\p{Uppercase}/u.test(s);
@@ -57,7 +118,7 @@ export function pyIsLower(s: string): boolean {
   return !/[\p{Uppercase}\p{Lt}]/u.test(s) && /\p{Lowercase}/u.test(s);
 }
 
-/** IFEval's `count_words`: the number of runs of `\w` characters. */
+/** `count_words` (IFEval's, which IFBench copies): the number of runs of `\w` characters. */
 export function countWords(text: string): number {
   return text.match(new RegExp(`${PY_WORD_CHAR}+`, "gu"))?.length ?? 0;
 }
