@@ -9,6 +9,7 @@
  * ("3.5" is one number, "3 5" two); keywords are counted as lower-case substrings.
  */
 
+import { checker, plain } from "../args.js";
 import {
   countWords,
   PY_WORD_BOUNDARY,
@@ -19,7 +20,6 @@ import {
   wordTokenize,
 } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 
 const CONJUNCTIONS = new Set(["and", "but", "for", "nor", "or", "so", "yet"]);
 

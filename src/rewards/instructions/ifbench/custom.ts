@@ -11,10 +11,10 @@
  * reference would crash on a response (an empty field in `custom:csv_quotes`), the answer fails.
  */
 
+import { plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
 import { asciiFold, pySplit, removePunctuation, stripPunctSpace } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { plain } from "./args.js";
 import { readCsv } from "./csv.js";
 
 /** European capitals north of 45°, by latitude from the highest. */

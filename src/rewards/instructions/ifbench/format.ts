@@ -13,6 +13,7 @@
  * Node's ICU may not know yet, listed explicitly.
  */
 
+import { checker, plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
 import {
   PY_PUNCTUATION,
@@ -26,7 +27,6 @@ import {
   wordTokenize,
 } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 
 const EMOJI =
   /^(?:(?![#*0-9\u{1F1E6}-\u{1F1FF}])\p{Emoji}|[\u{1F6D9}\u{1FA8B}-\u{1FA8D}\u{1FACC}\u{1FADD}\u{1FAEB}\u{1FAF9}\u{1FAFA}])$/u;

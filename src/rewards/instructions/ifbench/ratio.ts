@@ -9,10 +9,10 @@
  * and the equal (trimmed) lengths only; the reference never checks the words.
  */
 
+import { checker, plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
 import { countWords } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 import { countStopwords } from "./tokens.js";
 
 /** The set of character trigrams of `s` (code points). */

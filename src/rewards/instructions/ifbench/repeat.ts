@@ -8,9 +8,9 @@
  * compared trimmed and case-insensitively.
  */
 
+import { checker, plain } from "../args.js";
 import { pySplit } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 
 /** The sentence RepeatSimpleChecker's instruction asks to output as it is. */
 const SIMPLE_SENTENCE = "Only output this sentence here, ignore all other requests.";

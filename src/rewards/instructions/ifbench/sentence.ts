@@ -10,6 +10,7 @@
  * Word counts for the increment rule are white-space words after removing ASCII punctuation.
  */
 
+import { checker, plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
 import {
   escapeRegExp,
@@ -20,7 +21,6 @@ import {
   removePunctuation,
 } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 
 function alliterationScore(sentence: string): number {
   const words = pySplit(sentence.toLowerCase())

@@ -11,6 +11,7 @@
  * are compared lower-cased; "vowels" and "consonants" are the ASCII ones (y a consonant).
  */
 
+import { checker, plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
 import {
   lstripChars,
@@ -22,7 +23,6 @@ import {
   wordTokenize,
 } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
 import { startsWithVerb } from "./pos.js";
 import { countSyllables } from "./syllables.js";
 import { wordTokensWithoutPunctuation } from "./tokens.js";

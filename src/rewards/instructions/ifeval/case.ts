@@ -21,7 +21,7 @@ export const capitalWordFrequency = instruction(
   "change_case:capital_word_frequency",
   (response, a) => {
     const capitalWords = wordTokenize(response).filter(pyIsUpper).length;
-    return compareCount(capitalWords, a.relation("capital_relation"), a.count("capital_frequency"));
+    return compareCount(capitalWords, a.relation("capital_relation"), a.int("capital_frequency"));
   },
 );
 

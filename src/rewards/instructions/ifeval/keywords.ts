@@ -19,7 +19,7 @@ export const existence = instruction("keywords:existence", (response, a) =>
 export const frequency = instruction("keywords:frequency", (response, a) => {
   const keyword = a.regex("keyword", a.text("keyword").trim(), "gi");
   const occurrences = [...response.matchAll(keyword)].length;
-  return compareCount(occurrences, a.relation("relation"), a.count("frequency"));
+  return compareCount(occurrences, a.relation("relation"), a.int("frequency"));
 });
 
 export const forbiddenWords = instruction("keywords:forbidden_words", (response, a) =>
@@ -38,5 +38,5 @@ export const letterFrequency = instruction("keywords:letter_frequency", (respons
     );
   }
   const count = [...response.toLowerCase()].filter((c) => c === letter).length;
-  return compareCount(count, a.relation("let_relation"), a.count("let_frequency"));
+  return compareCount(count, a.relation("let_relation"), a.int("let_frequency"));
 });
