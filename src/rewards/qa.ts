@@ -5,7 +5,7 @@
  */
 import type { EvalOutput, Task } from "../types/index.js";
 import { lastAnswerLine, lastBoxed, lastTagContent } from "./extract.js";
-import { PY_WORD_CHAR, pySplit, removePunctuation } from "./instructions/text.js";
+import { PY_WORD_CHAR, pySplit, removePunctuation } from "./instructions/python.js";
 import type { Grader } from "./types.js";
 
 // Python's `\b` is Unicode-aware and JavaScript's is not, so the word boundary is spelled out.

@@ -16,8 +16,9 @@
  *    word is capitalised and never seen in lower case);
  *
  * then closing quotes and brackets after a break are moved into the sentence they close. Python's
- * `\w`, `\d`, `str.isupper` become their Unicode-property equivalents, and `string.whitespace`
- * (ASCII) stays ASCII where NLTK uses it to find the word before a candidate.
+ * `\w`, `\d`, `str.isupper` become their Unicode-property equivalents, `\s`, `strip()` and
+ * `rstrip()` Python's white space (python.ts), and `string.whitespace` (ASCII) stays ASCII where
+ * NLTK uses it to find the word before a candidate.
  *
  * NLTK 3.9.1 and 3.9.2 (IFEval's and IFBench's pins) have the same punkt.py for this (3.9.2 only
  * stores the collocations in a set instead of a list), so IFEval and IFBench share this port.
@@ -29,6 +30,7 @@
  * word types with those flags, joined by single spaces).
  */
 import model from "./punkt-english.json" with { type: "json" };
+import { PY_NON_SPACE, PY_SPACE, pyRstrip, pyStrip } from "./python.js";
 
 // Orthographic-context flags: where a type was seen upper- or lower-case-initial in training
 // (beginning of a sentence, middle, unknown).
@@ -46,14 +48,18 @@ for (const [flags, types] of Object.entries(model.orthoContext)) {
 }
 
 const NON_WORD = "(?:[)\";}\\]*:@'({[?!])";
-const MULTI_CHAR = "(?:-{2,}|\\.{2,}|(?:\\.\\s){2,}\\.)";
+const S = PY_SPACE;
+const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${S}){2,}\\.)`;
 const WORD_START = '[^("`{\\[:;&#*@)}\\]\\-,]';
 const WORD_TOKEN = new RegExp(
-  `${MULTI_CHAR}|(?=${WORD_START})\\S+?(?=\\s|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|\\s|${NON_WORD}|${MULTI_CHAR}))|\\S`,
+  `${MULTI_CHAR}|(?=${WORD_START})${PY_NON_SPACE}+?(?=${S}|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|${S}|${NON_WORD}|${MULTI_CHAR}))|${PY_NON_SPACE}`,
   "gu",
 );
-const PERIOD_CONTEXT = new RegExp(`[.?!](?=(?<after>${NON_WORD}|\\s+(?<next>\\S+)))`, "gu");
-const BOUNDARY_REALIGNMENT = /["')\]}]+?(?:\s+|(?=--)|$)/muy;
+const PERIOD_CONTEXT = new RegExp(
+  `[.?!](?=(?<after>${NON_WORD}|${S}+(?<next>${PY_NON_SPACE}+)))`,
+  "gu",
+);
+const BOUNDARY_REALIGNMENT = new RegExp(`["')\\]}]+?(?:${S}+|(?=--)|$)`, "muy");
 const NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
 const INITIAL = /^[\p{L}\p{N}_](?<!\p{Nd})\.$/u;
 const ELLIPSIS = /^\.\.+$/u;
@@ -85,7 +91,7 @@ const firstLower = (t: Token) => /^\p{Lowercase}/u.test(t.tok);
 function tokenizeWords(text: string): Token[] {
   return text
     .split("\n")
-    .filter((line) => line.trim() !== "")
+    .filter((line) => pyStrip(line) !== "")
     .flatMap((line) => (line.match(WORD_TOKEN) ?? []).map(token));
 }
 
@@ -198,7 +204,7 @@ export function punktSentences(text: string): string[] {
     slices.push([lastBreak, c.end]);
     lastBreak = c.nextStart;
   }
-  slices.push([lastBreak, text.trimEnd().length]);
+  slices.push([lastBreak, pyRstrip(text).length]);
   return realign(text, slices).map(([a, b]) => text.slice(a, b));
 }
 
@@ -217,7 +223,7 @@ function realign(text: string, slices: [number, number][]): [number, number][] {
     BOUNDARY_REALIGNMENT.lastIndex = 0;
     const m = BOUNDARY_REALIGNMENT.exec(text.slice(next[0], next[1]));
     if (m) {
-      out.push([s1[0], next[0] + m[0].trimEnd().length]);
+      out.push([s1[0], next[0] + pyRstrip(m[0]).length]);
       shift = m[0].length;
     } else {
       shift = 0;

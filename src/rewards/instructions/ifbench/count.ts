@@ -11,14 +11,13 @@
 
 import { checker, plain } from "../args.js";
 import {
-  countWords,
   PY_WORD_BOUNDARY,
   pyIsDigits,
   pySplit,
   removePunctuation,
   stripPunctSpace,
-  wordTokenize,
-} from "../text.js";
+} from "../python.js";
+import { countWords, wordTokenize } from "../text.js";
 import type { InstructionChecker } from "../types.js";
 
 const CONJUNCTIONS = new Set(["and", "but", "for", "nor", "or", "so", "yet"]);

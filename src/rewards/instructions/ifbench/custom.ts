@@ -13,7 +13,7 @@
 
 import { plain } from "../args.js";
 import { punktSentences } from "../punkt.js";
-import { asciiFold, pySplit, removePunctuation, stripPunctSpace } from "../text.js";
+import { asciiFold, pySplit, removePunctuation, stripPunctSpace } from "../python.js";
 import type { InstructionChecker } from "../types.js";
 import { readCsv } from "./csv.js";
 

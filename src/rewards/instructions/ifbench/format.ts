@@ -24,8 +24,8 @@ import {
   removePunctuation,
   stripChars,
   stripPunctSpace,
-  wordTokenize,
-} from "../text.js";
+} from "../python.js";
+import { wordTokenize } from "../text.js";
 import type { InstructionChecker } from "../types.js";
 
 const EMOJI =

@@ -9,7 +9,7 @@
  */
 
 import { checker, plain } from "../args.js";
-import { pySplit } from "../text.js";
+import { pySplit } from "../python.js";
 import type { InstructionChecker } from "../types.js";
 
 /** The sentence RepeatSimpleChecker's instruction asks to output as it is. */

@@ -19,7 +19,7 @@ import {
   PY_WORD_BOUNDARY,
   pySplit,
   removePunctuation,
-} from "../text.js";
+} from "../python.js";
 import type { InstructionChecker } from "../types.js";
 
 function alliterationScore(sentence: string): number {

@@ -5,7 +5,7 @@
  * when either part is 0); otherwise the rules in `ruleCount`. The dictionary enters as its
  * exceptions to the rules (syllapy-exceptions.ts), which gives the same count for every word.
  */
-import { PY_PUNCTUATION, stripChars } from "../text.js";
+import { PY_PUNCTUATION, stripChars } from "../python.js";
 import { SYLLAPY_EXCEPTIONS } from "./syllapy-exceptions.js";
 
 const EXCEPTIONS: ReadonlyMap<string, number> = new Map(

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { punktSentences } from "../punkt.js";
-import {
-  asciiFold,
-  countWords,
-  pyIsLower,
-  pyIsUpper,
-  removePunctuation,
-  stripPunctSpace,
-  wordTokenize,
-} from "../text.js";
+import { asciiFold, pyIsLower, pyIsUpper, removePunctuation, stripPunctSpace } from "../python.js";
+import { countWords, wordTokenize } from "../text.js";
 import { readCsv } from "./csv.js";
 import { countSyllables } from "./syllables.js";
 import { countStopwords } from "./tokens.js";

@@ -7,7 +7,9 @@
  *   "you're", and the 19 the 2024 list added) can never equal a `\w+` token, so they are left out:
  *   the count is the same with either version of the list.
  */
-import { PY_WORD_CHAR, wordTokenize } from "../text.js";
+
+import { PY_WORD_CHAR } from "../python.js";
+import { wordTokenize } from "../text.js";
 
 const WORD_RUN = new RegExp(`${PY_WORD_CHAR}+`, "gu");
 

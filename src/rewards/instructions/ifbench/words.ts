@@ -20,8 +20,8 @@ import {
   removePunctuation,
   rstripChars,
   stripPunctSpace,
-  wordTokenize,
-} from "../text.js";
+} from "../python.js";
+import { wordTokenize } from "../text.js";
 import type { InstructionChecker } from "../types.js";
 import { startsWithVerb } from "./pos.js";
 import { countSyllables } from "./syllables.js";

@@ -15,7 +15,8 @@
  */
 import { instruction } from "../args.js";
 import { detectLanguage } from "../language.js";
-import { compareCount, pyIsLower, pyIsUpper, wordTokenize } from "../text.js";
+import { pyIsLower, pyIsUpper } from "../python.js";
+import { compareCount, wordTokenize } from "../text.js";
 
 export const capitalWordFrequency = instruction(
   "change_case:capital_word_frequency",

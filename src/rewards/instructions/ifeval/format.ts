@@ -14,7 +14,7 @@
  * - Title: some `<<...>>` on one line with something other than white space inside.
  */
 import { instruction } from "../args.js";
-import { pyIsSpace, pyStrip } from "../text.js";
+import { pyIsSpace, pyStrip } from "../python.js";
 
 export const numberBulletLists = instruction(
   "detectable_format:number_bullet_lists",

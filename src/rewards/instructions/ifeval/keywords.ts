@@ -6,7 +6,8 @@
  * lower-cased response.
  */
 import { instruction } from "../args.js";
-import { compareCount, PY_WORD_CHAR } from "../text.js";
+import { PY_WORD_CHAR } from "../python.js";
+import { compareCount } from "../text.js";
 import { InstructionArgsError } from "../types.js";
 
 /** Python's `\b`: between a word character and a non-word character (or an end). */

@@ -13,7 +13,8 @@
  *   `first_word` (case-insensitively), and the paragraph count must be exact.
  */
 import { instruction } from "../args.js";
-import { compareCount, countSentences, countWords, pySplit, pyStrip } from "../text.js";
+import { pySplit, pyStrip } from "../python.js";
+import { compareCount, countSentences, countWords } from "../text.js";
 import { InstructionArgsError } from "../types.js";
 
 export const numberSentences = instruction("length_constraints:number_sentences", (response, a) =>
