@@ -19,8 +19,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../../src/random.js";
 import { IFBENCH_REGISTRY } from "../../src/rewards/instructions/ifbench/index.js";
-import { sentTokenize } from "../../src/rewards/instructions/ifbench/punkt.js";
-import { wordTokenize } from "../../src/rewards/instructions/ifbench/tokens.js";
+import { punktSentences } from "../../src/rewards/instructions/punkt.js";
+import { wordTokenize } from "../../src/rewards/instructions/text.js";
 
 const { values: opts } = parseArgs({
   options: {
@@ -148,7 +148,7 @@ const texts = [...sample, ...randomTexts(Number(opts["random-texts"]))];
 const tokenized = reference<{ sentences: string[]; words: string[] }[]>("tokenize", texts);
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sentencesAgree = texts.filter((t, i) =>
-  same(sentTokenize(t), tokenized[i]!.sentences),
+  same(punktSentences(t), tokenized[i]!.sentences),
 ).length;
 const wordsAgree = texts.filter((t, i) => same(wordTokenize(t), tokenized[i]!.words)).length;
 console.log(`\nsent_tokenize: ${sentencesAgree}/${texts.length} texts split identically`);

@@ -5,10 +5,11 @@
  */
 import type { EvalOutput, Task } from "../types/index.js";
 import { lastAnswerLine, lastBoxed, lastTagContent } from "./extract.js";
+import { PY_WORD_CHAR, pySplit, removePunctuation } from "./instructions/python.js";
 import type { Grader } from "./types.js";
 
-/** Python's `string.punctuation`: SQuAD strips exactly these ASCII characters, nothing more. */
-const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
+// Python's `\b` is Unicode-aware and JavaScript's is not, so the word boundary is spelled out.
+const ARTICLE = new RegExp(`(?<!${PY_WORD_CHAR})(?:a|an|the)(?!${PY_WORD_CHAR})`, "gu");
 
 /**
  * SQuAD normalisation: lowercase, drop punctuation, drop the articles a/an/the, collapse
@@ -16,10 +17,9 @@ const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
  */
 export function normalizeQaAnswer(text: string): string {
   const lower = text.toLowerCase();
-  const noPunct = [...lower].filter((c) => !PUNCTUATION.has(c)).join("");
-  // Python's `\b` is Unicode-aware and JavaScript's is not, so the word boundary is spelled out.
-  const noArticles = noPunct.replace(/(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu, " ");
-  return noArticles.split(/\s+/).filter(Boolean).join(" ");
+  // Python's `string.punctuation`: SQuAD strips exactly these ASCII characters, nothing more.
+  const noPunct = removePunctuation(lower);
+  return pySplit(noPunct.replace(ARTICLE, " ")).join(" ");
 }
 
 /** Exact match after SQuAD normalisation. */

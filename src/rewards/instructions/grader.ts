@@ -12,7 +12,7 @@
 import type { EvalOutput, Task } from "../../types/index.js";
 import type { Grader } from "../types.js";
 import { looseVariants } from "./loose.js";
-import { pyStrip } from "./text.js";
+import { pyStrip } from "./python.js";
 import type { InstructionRegistry } from "./types.js";
 
 interface Instruction {

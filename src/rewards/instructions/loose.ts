@@ -4,9 +4,9 @@
  * response itself, without its first line, without its last line, without both, and each of those
  * four with every `*` removed (markdown emphasis). Empty variants (after trimming) never count. The
  * variants are trimmed of surrounding white space, except the response itself, as in the reference.
- * IFBench uses the same rule. Trimming is Python's `str.strip()` (text.ts).
+ * IFBench uses the same rule. Trimming is Python's `str.strip()` (python.ts).
  */
-import { pyStrip } from "./text.js";
+import { pyStrip } from "./python.js";
 
 export function looseVariants(response: string): string[] {
   const lines = response.split("\n");

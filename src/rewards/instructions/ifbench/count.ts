@@ -8,16 +8,17 @@
  * case-sensitively as whole words; numbers are digit runs after the ASCII punctuation is removed
  * ("3.5" is one number, "3 5" two); keywords are counted as lower-case substrings.
  */
-import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
+
+import { checker, plain } from "../args.js";
 import {
-  isDigits,
+  PY_WORD_BOUNDARY,
+  pyIsDigits,
+  pySplit,
   removePunctuation,
-  splitWhitespace,
   stripPunctSpace,
-  WORD_BOUNDARY,
-} from "./python.js";
-import { countWords, wordTokenize } from "./tokens.js";
+} from "../python.js";
+import { countWords, wordTokenize } from "../text.js";
+import type { InstructionChecker } from "../types.js";
 
 const CONJUNCTIONS = new Set(["and", "but", "for", "nor", "or", "so", "yet"]);
 
@@ -28,7 +29,9 @@ const PERSON_NAMES = (
   "Ella Jacob Scarlett Nathan Victoria Elijah Layla Nicholas Audrey David Hannah Christopher " +
   "Penelope Thomas Nora Andrew Aria Joseph Claire Ryan Stella Jonathan"
 ).split(" ");
-const NAME_RES = PERSON_NAMES.map((n) => new RegExp(`${WORD_BOUNDARY}${n}${WORD_BOUNDARY}`, "u"));
+const NAME_RES = PERSON_NAMES.map(
+  (n) => new RegExp(`${PY_WORD_BOUNDARY}${n}${PY_WORD_BOUNDARY}`, "u"),
+);
 
 /** PronounCountChecker's pronouns: personal, possessive, reflexive, demonstrative, interrogative,
  * relative and indefinite. */
@@ -75,16 +78,14 @@ export const COUNT_CHECKERS: InstructionChecker[] = [
     "count:unique_word_count",
     ["N"],
     (r) => r.int("N", 0),
-    (value, n) => new Set(splitWhitespace(value.toLowerCase()).map(stripPunctSpace)).size >= n,
+    (value, n) => new Set(pySplit(value.toLowerCase()).map(stripPunctSpace)).size >= n,
   ),
   checker(
     "count:conjunctions",
     ["small_n"],
     (r) => r.int("small_n", 0),
     (value, n) => {
-      const used = splitWhitespace(value).filter((w) =>
-        CONJUNCTIONS.has(stripPunctSpace(w).toLowerCase()),
-      );
+      const used = pySplit(value).filter((w) => CONJUNCTIONS.has(stripPunctSpace(w).toLowerCase()));
       return new Set(used).size >= n;
     },
   ),
@@ -106,9 +107,9 @@ export const COUNT_CHECKERS: InstructionChecker[] = [
     ["N"],
     (r) => r.int("N", 1),
     (value, n) =>
-      splitWhitespace(value).every((raw, i) => {
+      pySplit(value).every((raw, i) => {
         const word = stripPunctSpace(raw);
-        return (i + 1) % n !== 0 || word === "" || isDigits(word) || JAPANESE.test(word);
+        return (i + 1) % n !== 0 || word === "" || pyIsDigits(word) || JAPANESE.test(word);
       }),
   ),
   checker(

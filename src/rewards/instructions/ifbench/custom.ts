@@ -10,11 +10,12 @@
  * reference's way of keeping the quotes of a quoted field in the parsed value). Where the
  * reference would crash on a response (an empty field in `custom:csv_quotes`), the answer fails.
  */
+
+import { plain } from "../args.js";
+import { punktSentences } from "../punkt.js";
+import { asciiFold, pySplit, removePunctuation, stripPunctSpace } from "../python.js";
 import type { InstructionChecker } from "../types.js";
-import { plain } from "./args.js";
 import { readCsv } from "./csv.js";
-import { sentTokenize } from "./punkt.js";
-import { asciiFold, removePunctuation, splitWhitespace, stripPunctSpace } from "./python.js";
 
 /** European capitals north of 45°, by latitude from the highest. */
 const CAPITALS_BY_LATITUDE = (
@@ -62,17 +63,17 @@ function africaReversed(value: string): boolean {
 
 /** The answer's words reversed back form one sentence that says "bald eagle". */
 function wordsReversed(value: string): boolean {
-  const words = splitWhitespace(removePunctuation(value.toLowerCase().trim()));
+  const words = pySplit(removePunctuation(value.toLowerCase().trim()));
   const restored = words.reverse().join(" ");
-  return restored.includes("bald eagle") && sentTokenize(restored).includes(restored);
+  return restored.includes("bald eagle") && punktSentences(restored).includes(restored);
 }
 
 /** 26 sentences whose first words start with a, b, c, … z in order. */
 function alphabetSentences(value: string): boolean {
-  const sentences = sentTokenize(value);
+  const sentences = punktSentences(value);
   if (sentences.length !== 26) return false;
   return sentences.every((s, i) => {
-    const word = splitWhitespace(s)[0];
+    const word = pySplit(s)[0];
     return word !== undefined && [...word.toLowerCase()][0] === String.fromCharCode(97 + i);
   });
 }

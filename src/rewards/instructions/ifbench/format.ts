@@ -12,20 +12,21 @@
  * letters (checked against emoji 2.16 over every code point), plus nine Unicode 17 emoji that
  * Node's ICU may not know yet, listed explicitly.
  */
-import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
-import { sentTokenize } from "./punkt.js";
+
+import { checker, plain } from "../args.js";
+import { punktSentences } from "../punkt.js";
 import {
-  isAlphaChar,
-  isLower,
-  isUpper,
-  PUNCTUATION,
+  PY_PUNCTUATION,
+  pyIsAlphaChar,
+  pyIsLower,
+  pyIsUpper,
+  pySplit,
   removePunctuation,
-  splitWhitespace,
   stripChars,
   stripPunctSpace,
-} from "./python.js";
-import { wordTokenize } from "./tokens.js";
+} from "../python.js";
+import { wordTokenize } from "../text.js";
+import type { InstructionChecker } from "../types.js";
 
 const EMOJI =
   /^(?:(?![#*0-9\u{1F1E6}-\u{1F1FF}])\p{Emoji}|[\u{1F6D9}\u{1FA8B}-\u{1FA8D}\u{1FACC}\u{1FADD}\u{1FAEB}\u{1FAF9}\u{1FAFA}])$/u;
@@ -91,13 +92,13 @@ function answersOption(value: string, { strict, options }: Options): boolean {
 /** As many non-empty lines as words (after removing ASCII punctuation). */
 function wordPerLine(value: string): boolean {
   const text = removePunctuation(value).trim();
-  return text.split("\n").filter((l) => l !== "").length === splitWhitespace(text).length;
+  return text.split("\n").filter((l) => l !== "").length === pySplit(text).length;
 }
 
 /** Each sentence ends with an emoji (in its last two characters after punctuation is removed), or
  * the next sentence starts with one. */
 function emojiSentences(value: string): boolean {
-  const sentences = sentTokenize(value);
+  const sentences = punktSentences(value);
   return sentences.every((sentence, i) => {
     const chars = [...removePunctuation(sentence).trim()];
     if (chars.length === 0) return false;
@@ -126,7 +127,7 @@ function indentStairs(value: string): boolean {
 function quoteExplained(value: string): boolean {
   const text = value.replaceAll("'\"'", "").replace(/\s+/g, "");
   if (text.includes('""')) return false;
-  const trimmed = stripChars(text, "0123456789" + PUNCTUATION.replace('"', ""));
+  const trimmed = stripChars(text, "0123456789" + PY_PUNCTUATION.replace('"', ""));
   return trimmed === "" || !trimmed.endsWith('"');
 }
 
@@ -163,7 +164,7 @@ function sentencesThenBullets(value: string): boolean {
       if (sentenceCount < 2) return false;
       bullets++;
     } else if (inSentences) {
-      const sentences = sentTokenize(line.trim());
+      const sentences = punktSentences(line.trim());
       sentenceCount += sentences.length;
       inSentences = sentences.length > 0;
     } else {
@@ -178,12 +179,12 @@ function sentencesThenBullets(value: string): boolean {
 function titleCase(value: string): boolean {
   return wordTokenize(value).every((word) => {
     const cs = [...word];
-    if (cs.length === 0 || !isAlphaChar(cs[0]!)) return true;
-    if (cs.length === 1) return !isLower(cs[0]!);
+    if (cs.length === 0 || !pyIsAlphaChar(cs[0]!)) return true;
+    if (cs.length === 1) return !pyIsLower(cs[0]!);
     const head = cs[0]!;
     const tail = cs.slice(1).join("");
-    if (isUpper(head) && isLower(tail)) return true;
-    return !(isLower(head) && (isUpper(tail) || isLower(tail)));
+    if (pyIsUpper(head) && pyIsLower(tail)) return true;
+    return !(pyIsLower(head) && (pyIsUpper(tail) || pyIsLower(tail)));
   });
 }
 

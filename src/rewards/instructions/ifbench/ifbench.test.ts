@@ -414,7 +414,7 @@ test("the ifbench grader: dataset errors name the problem, model output never th
   );
   await assert.rejects(
     async () => grade(task(["count:numbers"], [{}]), "x"),
-    /kwarg "N" is required/,
+    /kwarg "N" is missing/,
   );
   const empty = await grade(task(["format:no_whitespace"], [{}]), "");
   assert.equal(empty.reward, 0);

@@ -6,8 +6,8 @@
  * the IFEval registry.
  *
  * NLTK, which the reference leans on, is reproduced: Punkt sentence splitting with NLTK's English
- * model (punkt.ts, punkt-english.ts) and its word tokenizer (tokens.ts), checked equal to NLTK 3.9.2
- * on ~4,300 texts. The one checker that differs by design is words:start_verb, whose POS tagger is
+ * model and its word tokenizer, shared with IFEval (../punkt.ts, ../text.ts), checked equal to
+ * NLTK 3.9.2 on ~4,300 texts. The one checker that differs by design is words:start_verb, whose POS tagger is
  * a downloaded model NLTK does not ship; pos.ts says how.
  */
 import type { InstructionChecker, InstructionRegistry } from "../types.js";

@@ -14,8 +14,8 @@
  * start with an imperative NLTK tags NNP: "Conceive…", "Understand…", "Build…").
  */
 import nlp from "compromise";
-import { sentTokenize } from "./punkt.js";
-import { wordTokenize } from "./tokens.js";
+import { punktSentences } from "../punkt.js";
+import { wordTokenize } from "../text.js";
 
 interface Term {
   text: string;
@@ -27,7 +27,7 @@ interface Term {
  * tags the term that starts with it as a verb other than a modal (Penn's MD, which has no "VB").
  */
 export function startsWithVerb(response: string): boolean {
-  const sentence = sentTokenize(response)[0];
+  const sentence = punktSentences(response)[0];
   const first = sentence === undefined ? undefined : wordTokenize(sentence)[0];
   if (sentence === undefined || first === undefined || !/\p{L}/u.test(first)) return false;
   const doc = nlp(sentence)

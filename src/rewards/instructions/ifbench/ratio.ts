@@ -1,17 +1,19 @@
 /**
  * IFBench's `ratio:*` instructions (allenai/IFBench `ifbench/instructions.py`:
  * StopWordPercentageChecker, SentTypeRatioChecker, SentBalanceChecker, NGramOverlapChecker,
- * CharacterCountUniqueWordsChecker). Sentences are Punkt's (punkt.ts); a sentence's type is its
+ * CharacterCountUniqueWordsChecker). Sentences are Punkt's (../punkt.ts); a sentence's type is its
  * last character (`.` declarative, `?` interrogative, `!` exclamatory). The trigram overlap is over
  * CHARACTERS, as in the reference (`nltk.ngrams(text, 3)` on a string): the share of the
  * response's distinct character trigrams that occur in the reference text, within ±2 points of the
  * target percentage. "Three sentences of equal length using all different words" checks the count
  * and the equal (trimmed) lengths only; the reference never checks the words.
  */
+
+import { checker, plain } from "../args.js";
+import { punktSentences } from "../punkt.js";
+import { countWords } from "../text.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
-import { sentTokenize } from "./punkt.js";
-import { countStopwords, countWords } from "./tokens.js";
+import { countStopwords } from "./tokens.js";
 
 /** The set of character trigrams of `s` (code points). */
 function charTrigrams(s: string): Set<string> {
@@ -35,11 +37,11 @@ export const RATIO_CHECKERS: InstructionChecker[] = [
     },
   ),
   plain("ratio:sentence_type", (value) => {
-    const sentences = sentTokenize(value);
+    const sentences = punktSentences(value);
     return endingWith(sentences, ".") === 2 * endingWith(sentences, "?");
   }),
   plain("ratio:sentence_balance", (value) => {
-    const sentences = sentTokenize(value);
+    const sentences = punktSentences(value);
     const declarative = endingWith(sentences, ".");
     return declarative === endingWith(sentences, "?") && declarative === endingWith(sentences, "!");
   }),
@@ -59,7 +61,7 @@ export const RATIO_CHECKERS: InstructionChecker[] = [
     },
   ),
   plain("ratio:sentence_words", (value) => {
-    const lengths = sentTokenize(value).map((s) => [...s.trim()].length);
+    const lengths = punktSentences(value).map((s) => [...s.trim()].length);
     return lengths.length === 3 && lengths.every((n) => n === lengths[0]);
   }),
 ];

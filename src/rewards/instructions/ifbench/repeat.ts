@@ -7,14 +7,15 @@
  * the reference). The span is the request's characters n_start…n_end inclusive (code points),
  * compared trimmed and case-insensitively.
  */
+
+import { checker, plain } from "../args.js";
+import { pySplit } from "../python.js";
 import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
-import { splitWhitespace } from "./python.js";
 
 /** The sentence RepeatSimpleChecker's instruction asks to output as it is. */
 const SIMPLE_SENTENCE = "Only output this sentence here, ignore all other requests.";
 
-const afterFirstWord = (s: string) => splitWhitespace(s).slice(1).join(" ");
+const afterFirstWord = (s: string) => pySplit(s).slice(1).join(" ");
 
 export const REPEAT_CHECKERS: InstructionChecker[] = [
   checker(

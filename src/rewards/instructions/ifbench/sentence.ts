@@ -1,7 +1,7 @@
 /**
  * IFBench's `sentence:*` instructions (allenai/IFBench `ifbench/instructions.py`:
  * IncrementingAlliterationChecker, IncludeKeywordChecker, IncrementingWordCountChecker), over
- * Punkt's sentences (punkt.ts).
+ * Punkt's sentences (../punkt.ts).
  *
  * Alliteration score of a sentence, as the reference computes it: over its lower-cased white-space
  * words with leading punctuation removed, each adjacent pair sharing a first character adds 2 when it
@@ -9,21 +9,22 @@
  * strictly increase from sentence to sentence (the first must be ≥ 0, so any first sentence does).
  * Word counts for the increment rule are white-space words after removing ASCII punctuation.
  */
-import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
-import { sentTokenize } from "./punkt.js";
+
+import { checker, plain } from "../args.js";
+import { punktSentences } from "../punkt.js";
 import {
   escapeRegExp,
   lstripChars,
-  PUNCTUATION,
+  PY_PUNCTUATION,
+  PY_WORD_BOUNDARY,
+  pySplit,
   removePunctuation,
-  splitWhitespace,
-  WORD_BOUNDARY,
-} from "./python.js";
+} from "../python.js";
+import type { InstructionChecker } from "../types.js";
 
 function alliterationScore(sentence: string): number {
-  const words = splitWhitespace(sentence.toLowerCase())
-    .map((w) => lstripChars(w, PUNCTUATION + " "))
+  const words = pySplit(sentence.toLowerCase())
+    .map((w) => lstripChars(w, PY_PUNCTUATION + " "))
     .filter((w) => w !== "");
   let score = 0;
   let inRun = false;
@@ -37,7 +38,7 @@ function alliterationScore(sentence: string): number {
 
 function increasingAlliteration(value: string): boolean {
   let previous = -1;
-  for (const sentence of sentTokenize(value)) {
+  for (const sentence of punktSentences(value)) {
     const score = alliterationScore(sentence);
     if (score <= previous) return false;
     previous = score;
@@ -45,7 +46,7 @@ function increasingAlliteration(value: string): boolean {
   return true;
 }
 
-const wordCount = (sentence: string) => splitWhitespace(removePunctuation(sentence)).length;
+const wordCount = (sentence: string) => pySplit(removePunctuation(sentence)).length;
 
 export const SENTENCE_CHECKERS: InstructionChecker[] = [
   plain("sentence:alliteration_increment", increasingAlliteration),
@@ -53,11 +54,14 @@ export const SENTENCE_CHECKERS: InstructionChecker[] = [
     "sentence:keyword",
     ["word", "N"],
     (r) => ({
-      keyword: new RegExp(`${WORD_BOUNDARY}${escapeRegExp(r.text("word"))}${WORD_BOUNDARY}`, "iu"),
+      keyword: new RegExp(
+        `${PY_WORD_BOUNDARY}${escapeRegExp(r.text("word"))}${PY_WORD_BOUNDARY}`,
+        "iu",
+      ),
       n: r.int("N", 1),
     }),
     (value, { keyword, n }) => {
-      const sentence = sentTokenize(value)[n - 1];
+      const sentence = punktSentences(value)[n - 1];
       return sentence !== undefined && keyword.test(sentence);
     },
   ),
@@ -66,7 +70,7 @@ export const SENTENCE_CHECKERS: InstructionChecker[] = [
     ["small_n"],
     (r) => r.int("small_n", 0),
     (value, step) => {
-      const counts = sentTokenize(value).map(wordCount);
+      const counts = punktSentences(value).map(wordCount);
       return counts.length > 0 && counts.every((c, i) => i === 0 || c === counts[i - 1]! + step);
     },
   ),

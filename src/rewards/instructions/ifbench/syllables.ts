@@ -5,7 +5,7 @@
  * when either part is 0); otherwise the rules in `ruleCount`. The dictionary enters as its
  * exceptions to the rules (syllapy-exceptions.ts), which gives the same count for every word.
  */
-import { PUNCTUATION, stripChars } from "./python.js";
+import { PY_PUNCTUATION, stripChars } from "../python.js";
 import { SYLLAPY_EXCEPTIONS } from "./syllapy-exceptions.js";
 
 const EXCEPTIONS: ReadonlyMap<string, number> = new Map(
@@ -30,7 +30,7 @@ function ruleCount(word: string): number {
 
 /** `syllapy.count(word)`. */
 export function countSyllables(raw: string): number {
-  const word = stripChars(raw.trim().toLowerCase(), PUNCTUATION);
+  const word = stripChars(raw.trim().toLowerCase(), PY_PUNCTUATION);
   if (word === "" || /\d/.test(word)) return 0;
   const known = EXCEPTIONS.get(word);
   if (known !== undefined) return known;

@@ -1,30 +1,31 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { punktSentences } from "../punkt.js";
+import { asciiFold, pyIsLower, pyIsUpper, removePunctuation, stripPunctSpace } from "../python.js";
+import { countWords, wordTokenize } from "../text.js";
 import { readCsv } from "./csv.js";
-import { sentTokenize } from "./punkt.js";
-import { asciiFold, isLower, isUpper, removePunctuation, stripPunctSpace } from "./python.js";
 import { countSyllables } from "./syllables.js";
-import { countStopwords, countWords, wordTokenize } from "./tokens.js";
+import { countStopwords } from "./tokens.js";
 
 // Expected values are NLTK 3.9.2's own output (sent_tokenize with the English Punkt model, then
 // NLTKWordTokenizer), recorded once.
 
-test("sentTokenize: the English model's abbreviations, sentence starters and initials", () => {
-  assert.deepEqual(sentTokenize("Ask Dr. Who about it."), ["Ask Dr. Who about it."]);
-  assert.deepEqual(sentTokenize("We met at 5 p.m. Then we left."), [
+test("punktSentences: the English model's abbreviations, sentence starters and initials", () => {
+  assert.deepEqual(punktSentences("Ask Dr. Who about it."), ["Ask Dr. Who about it."]);
+  assert.deepEqual(punktSentences("We met at 5 p.m. Then we left."), [
     "We met at 5 p.m. Then we left.",
   ]);
   // "However" is a frequent sentence starter: it ends the sentence after an abbreviation.
-  assert.deepEqual(sentTokenize("I was born in the U.S. However, I moved to Canada."), [
+  assert.deepEqual(punktSentences("I was born in the U.S. However, I moved to Canada."), [
     "I was born in the U.S.",
     "However, I moved to Canada.",
   ]);
-  assert.deepEqual(sentTokenize("Crutzen, P. J., & Stoermer, E. F. (2000). Next."), [
+  assert.deepEqual(punktSentences("Crutzen, P. J., & Stoermer, E. F. (2000). Next."), [
     "Crutzen, P. J., & Stoermer, E. F. (2000).",
     "Next.",
   ]);
   // "e.g" is not among the model's abbreviations.
-  assert.deepEqual(sentTokenize("e.g. this works. I.e. that."), [
+  assert.deepEqual(punktSentences("e.g. this works. I.e. that."), [
     "e.g.",
     "this works.",
     "I.e.",
@@ -32,28 +33,32 @@ test("sentTokenize: the English model's abbreviations, sentence starters and ini
   ]);
 });
 
-test("sentTokenize: abbreviations, initials, numbers and ?! as Punkt decides them", () => {
-  assert.deepEqual(sentTokenize("Dr. Smith lives in the U.S. now. He is happy!"), [
+test("punktSentences: abbreviations, initials, numbers and ?! as Punkt decides them", () => {
+  assert.deepEqual(punktSentences("Dr. Smith lives in the U.S. now. He is happy!"), [
     "Dr. Smith lives in the U.S. now.",
     "He is happy!",
   ]);
-  assert.deepEqual(sentTokenize("Really?! Yes... maybe. Ok"), ["Really?!", "Yes... maybe.", "Ok"]);
+  assert.deepEqual(punktSentences("Really?! Yes... maybe. Ok"), [
+    "Really?!",
+    "Yes... maybe.",
+    "Ok",
+  ]);
   // A number + period before a lower-case word is an ordinal, not a sentence end.
-  assert.deepEqual(sentTokenize("Version 3.5 shipped. Item 3. then more."), [
+  assert.deepEqual(punktSentences("Version 3.5 shipped. Item 3. then more."), [
     "Version 3.5 shipped.",
     "Item 3. then more.",
   ]);
 });
 
-test("sentTokenize: closing quotes realigned, no break at a bare newline, white space, empty", () => {
-  assert.deepEqual(sentTokenize('He said "stop." Then he left.'), [
+test("punktSentences: closing quotes realigned, no break at a bare newline, white space, empty", () => {
+  assert.deepEqual(punktSentences('He said "stop." Then he left.'), [
     'He said "stop."',
     "Then he left.",
   ]);
-  assert.deepEqual(sentTokenize("Line one\nline two. Three."), ["Line one\nline two.", "Three."]);
+  assert.deepEqual(punktSentences("Line one\nline two. Three."), ["Line one\nline two.", "Three."]);
   // Later sentences start at their first token; the first keeps leading white space, as in NLTK.
-  assert.deepEqual(sentTokenize("  Padded.   Next. "), ["  Padded.", "Next."]);
-  assert.deepEqual(sentTokenize(""), []);
+  assert.deepEqual(punktSentences("  Padded.   Next. "), ["  Padded.", "Next."]);
+  assert.deepEqual(punktSentences(""), []);
 });
 
 test("wordTokenize: NLTK's treebank rules over Punkt sentences", () => {
@@ -110,7 +115,7 @@ test("readCsv follows Python's csv.reader", () => {
 test("Python string semantics: punctuation, case predicates, ASCII folding", () => {
   assert.equal(removePunctuation("¿Qué? «ok» — fine!"), "¿Qué «ok» — fine");
   assert.equal(stripPunctSpace(' "(hello)!" '), "hello");
-  assert.ok(isLower("abc1") && !isLower("123") && !isLower("aBc"));
-  assert.ok(isUpper("NASA'S 2") && !isUpper("NASA's") && !isUpper("Nasa"));
+  assert.ok(pyIsLower("abc1") && !pyIsLower("123") && !pyIsLower("aBc"));
+  assert.ok(pyIsUpper("NASA'S 2") && !pyIsUpper("NASA's") && !pyIsUpper("Nasa"));
   assert.equal(asciiFold("São Tomé, Chișinău"), "Sao Tome, Chisinau");
 });

@@ -7,23 +7,25 @@
  *
  * A "word" is what the reference splits on, which differs per instruction and is kept: most take the
  * white-space words after removing ASCII punctuation; the consonant-cluster rule keeps punctuation
- * (so "a," has no cluster); the keyword-position rules use NLTK's word tokens (tokens.ts). Letters
+ * (so "a," has no cluster); the keyword-position rules use NLTK's word tokens (../text.ts). Letters
  * are compared lower-cased; "vowels" and "consonants" are the ASCII ones (y a consonant).
  */
-import type { InstructionChecker } from "../types.js";
-import { checker, plain } from "./args.js";
-import { startsWithVerb } from "./pos.js";
-import { sentTokenize } from "./punkt.js";
+
+import { checker, plain } from "../args.js";
+import { punktSentences } from "../punkt.js";
 import {
   lstripChars,
-  PUNCTUATION,
+  PY_PUNCTUATION,
+  pySplit,
   removePunctuation,
   rstripChars,
-  splitWhitespace,
   stripPunctSpace,
-} from "./python.js";
+} from "../python.js";
+import { wordTokenize } from "../text.js";
+import type { InstructionChecker } from "../types.js";
+import { startsWithVerb } from "./pos.js";
 import { countSyllables } from "./syllables.js";
-import { wordTokenize, wordTokensWithoutPunctuation } from "./tokens.js";
+import { wordTokensWithoutPunctuation } from "./tokens.js";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz";
 const CONSONANTS = "bcdfghjklmnpqrstvwxyz";
@@ -32,11 +34,11 @@ const PRIMES = new Set([
 ]);
 const first = (w: string) => [...w][0];
 /** Lower-cased white-space words with ASCII punctuation removed. */
-const bareWords = (value: string) => splitWhitespace(removePunctuation(value.toLowerCase()));
+const bareWords = (value: string) => pySplit(removePunctuation(value.toLowerCase()));
 
 /** Each word starts with the letter after the previous word's, z wrapping to a. */
 function alphabetLoop(value: string): boolean {
-  const words = splitWhitespace(removePunctuation(value));
+  const words = pySplit(removePunctuation(value));
   if (words.length === 0) return false;
   let letter = first(words[0]!)!.toLowerCase();
   if (!ALPHABET.includes(letter)) return false;
@@ -69,10 +71,10 @@ function alternatingSyllables(value: string): boolean {
 
 /** Each sentence's last word is the next sentence's first word (case-insensitive). */
 function lastWordFirst(value: string): boolean {
-  const sentences = sentTokenize(value);
+  const sentences = punktSentences(value);
   for (let i = 0; i + 1 < sentences.length; i++) {
-    const last = splitWhitespace(rstripChars(sentences[i]!, PUNCTUATION + " ")).at(-1);
-    const next = splitWhitespace(lstripChars(sentences[i + 1]!, PUNCTUATION + " "))[0];
+    const last = pySplit(rstripChars(sentences[i]!, PY_PUNCTUATION + " ")).at(-1);
+    const next = pySplit(lstripChars(sentences[i + 1]!, PY_PUNCTUATION + " "))[0];
     if (last === undefined || next === undefined) return false;
     if (last.toLowerCase() !== next.toLowerCase()) return false;
   }
@@ -82,7 +84,7 @@ function lastWordFirst(value: string): boolean {
 /** Each non-empty line starts and ends with the same word (lower-cased, outer punctuation off). */
 function paragraphLastFirst(value: string): boolean {
   return value.split("\n").every((line) => {
-    const words = splitWhitespace(stripPunctSpace(line.trim().toLowerCase()));
+    const words = pySplit(stripPunctSpace(line.trim().toLowerCase()));
     return words.length === 0 || words[0] === words.at(-1);
   });
 }
@@ -92,7 +94,7 @@ function wordsPosition(value: string, keyword: string): boolean {
   const words = wordTokenize(value).map((w) => w.toLowerCase());
   if (words.length < 2) return false;
   const k = keyword.toLowerCase();
-  if (PUNCTUATION.includes(words.at(-1)!)) {
+  if (PY_PUNCTUATION.includes(words.at(-1)!)) {
     return words.length >= 3 && words[1] === k && words.at(-3) === k;
   }
   return words[1] === k && words.at(-2) === k;
@@ -102,7 +104,7 @@ export const WORDS_CHECKERS: InstructionChecker[] = [
   plain("words:alphabet", alphabetLoop),
   plain("words:vowel", threeVowels),
   plain("words:consonants", (value) =>
-    splitWhitespace(value.toLowerCase().trim()).every(hasConsonantCluster),
+    pySplit(value.toLowerCase().trim()).every(hasConsonantCluster),
   ),
   plain(
     "words:palindrome",
@@ -111,7 +113,7 @@ export const WORDS_CHECKERS: InstructionChecker[] = [
         .length >= 10,
   ),
   plain("words:prime_lengths", (value) =>
-    splitWhitespace(removePunctuation(value)).every((w) => PRIMES.has([...w].length)),
+    pySplit(removePunctuation(value)).every((w) => PRIMES.has([...w].length)),
   ),
   plain("words:start_verb", startsWithVerb),
   checker(
@@ -136,7 +138,7 @@ export const WORDS_CHECKERS: InstructionChecker[] = [
     ["keyword", "n", "m"],
     (r) => ({ keyword: r.text("keyword").trim(), n: r.int("n", 1), m: r.int("m", 1) }),
     (value, { keyword, n, m }) => {
-      const sentence = sentTokenize(value)[n - 1];
+      const sentence = punktSentences(value)[n - 1];
       if (sentence === undefined) return false;
       const word = wordTokensWithoutPunctuation(sentence)[m - 1];
       return word !== undefined && word.toLowerCase() === keyword.toLowerCase();

@@ -15,13 +15,14 @@
  */
 import { instruction } from "../args.js";
 import { detectLanguage } from "../language.js";
-import { compareCount, pyIsLower, pyIsUpper, wordTokenize } from "../text.js";
+import { pyIsLower, pyIsUpper } from "../python.js";
+import { compareCount, wordTokenize } from "../text.js";
 
 export const capitalWordFrequency = instruction(
   "change_case:capital_word_frequency",
   (response, a) => {
     const capitalWords = wordTokenize(response).filter(pyIsUpper).length;
-    return compareCount(capitalWords, a.relation("capital_relation"), a.count("capital_frequency"));
+    return compareCount(capitalWords, a.relation("capital_relation"), a.int("capital_frequency"));
   },
 );
 

@@ -5,7 +5,7 @@
  * response starts with the trimmed `prompt_to_repeat`, case-insensitively.
  */
 import { instruction } from "../args.js";
-import { pyStrip } from "../text.js";
+import { pyStrip } from "../python.js";
 
 export const twoResponses = instruction("combination:two_responses", (response) => {
   const pieces = response.split("******");

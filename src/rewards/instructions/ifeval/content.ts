@@ -8,7 +8,7 @@ import { instruction } from "../args.js";
 
 export const numberPlaceholders = instruction(
   "detectable_content:number_placeholders",
-  (response, a) => countPlaceholders(response) >= a.count("num_placeholders"),
+  (response, a) => countPlaceholders(response) >= a.int("num_placeholders"),
 );
 
 /**

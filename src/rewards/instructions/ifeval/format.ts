@@ -14,7 +14,7 @@
  * - Title: some `<<...>>` on one line with something other than white space inside.
  */
 import { instruction } from "../args.js";
-import { pyIsSpace, pyStrip } from "../text.js";
+import { pyIsSpace, pyStrip } from "../python.js";
 
 export const numberBulletLists = instruction(
   "detectable_format:number_bullet_lists",
@@ -22,7 +22,7 @@ export const numberBulletLists = instruction(
     const isStar = (t: string, q: number) => t[q] === "*" && q + 1 < t.length && t[q + 1] !== "*";
     const stars = countLineStarts(response, isStar);
     const dashes = countLineStarts(response, (t, q) => t[q] === "-");
-    return stars + dashes === a.count("num_bullets");
+    return stars + dashes === a.int("num_bullets");
   },
 );
 
@@ -76,7 +76,7 @@ export const numberHighlightedSections = instruction(
     const count =
       single.filter((h) => pyStrip(h.replace(/^\*+|\*+$/gu, "")) !== "").length +
       double.filter((h) => pyStrip(h.slice(2, -2)) !== "").length;
-    return count >= a.count("num_highlights");
+    return count >= a.int("num_highlights");
   },
 );
 
@@ -85,7 +85,7 @@ export const multipleSections = instruction(
   (response, a) => {
     const spliter = a.text("section_spliter").trim();
     const splitter = a.regex("section_spliter", `\\s?${spliter}\\s?\\p{Nd}+\\s?`, "");
-    return response.split(splitter).length - 1 >= a.count("num_sections");
+    return response.split(splitter).length - 1 >= a.int("num_sections");
   },
 );
 

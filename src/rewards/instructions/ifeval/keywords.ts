@@ -6,7 +6,8 @@
  * lower-cased response.
  */
 import { instruction } from "../args.js";
-import { compareCount, PY_WORD_CHAR } from "../text.js";
+import { PY_WORD_CHAR } from "../python.js";
+import { compareCount } from "../text.js";
 import { InstructionArgsError } from "../types.js";
 
 /** Python's `\b`: between a word character and a non-word character (or an end). */
@@ -19,7 +20,7 @@ export const existence = instruction("keywords:existence", (response, a) =>
 export const frequency = instruction("keywords:frequency", (response, a) => {
   const keyword = a.regex("keyword", a.text("keyword").trim(), "gi");
   const occurrences = [...response.matchAll(keyword)].length;
-  return compareCount(occurrences, a.relation("relation"), a.count("frequency"));
+  return compareCount(occurrences, a.relation("relation"), a.int("frequency"));
 });
 
 export const forbiddenWords = instruction("keywords:forbidden_words", (response, a) =>
@@ -38,5 +39,5 @@ export const letterFrequency = instruction("keywords:letter_frequency", (respons
     );
   }
   const count = [...response.toLowerCase()].filter((c) => c === letter).length;
-  return compareCount(count, a.relation("let_relation"), a.count("let_frequency"));
+  return compareCount(count, a.relation("let_relation"), a.int("let_frequency"));
 });

@@ -13,15 +13,16 @@
  *   `first_word` (case-insensitively), and the paragraph count must be exact.
  */
 import { instruction } from "../args.js";
-import { compareCount, countSentences, countWords, pySplit, pyStrip } from "../text.js";
+import { pySplit, pyStrip } from "../python.js";
+import { compareCount, countSentences, countWords } from "../text.js";
 import { InstructionArgsError } from "../types.js";
 
 export const numberSentences = instruction("length_constraints:number_sentences", (response, a) =>
-  compareCount(countSentences(response), a.relation("relation"), a.count("num_sentences")),
+  compareCount(countSentences(response), a.relation("relation"), a.int("num_sentences")),
 );
 
 export const numberWords = instruction("length_constraints:number_words", (response, a) =>
-  compareCount(countWords(response), a.relation("relation"), a.count("num_words")),
+  compareCount(countWords(response), a.relation("relation"), a.int("num_words")),
 );
 
 export const numberParagraphs = instruction(
@@ -34,7 +35,7 @@ export const numberParagraphs = instruction(
       if (i !== 0 && i !== paragraphs.length - 1) return false;
       count--;
     }
-    return count === a.count("num_paragraphs");
+    return count === a.int("num_paragraphs");
   },
 );
 
@@ -43,8 +44,8 @@ const WORD_END = new Set([".", ",", "?", "!", "'", '"']);
 export const nthParagraphFirstWord = instruction(
   "length_constraints:nth_paragraph_first_word",
   (response, a) => {
-    const expectedCount = a.count("num_paragraphs");
-    const nth = a.count("nth_paragraph");
+    const expectedCount = a.int("num_paragraphs");
+    const nth = a.int("nth_paragraph");
     if (nth < 1 || nth > expectedCount) {
       throw new InstructionArgsError(
         "length_constraints:nth_paragraph_first_word",

@@ -5,7 +5,7 @@
  * with a double quote.
  */
 import { instruction } from "../args.js";
-import { pyStrip } from "../text.js";
+import { pyStrip } from "../python.js";
 
 export const endChecker = instruction("startend:end_checker", (response, a) => {
   const value = pyStrip(response)
