@@ -322,6 +322,22 @@ test("checkers never throw on model output: empty, white space, odd characters",
   }
 });
 
+test("words:start_verb tags a prefix of the first sentence: a 40,000-character sentence stays fast", () => {
+  // The tagger's time grows faster than the sentence (50 s for 100,000 characters), and the
+  // grader runs every checker on up to eight loose variants of a response.
+  const cases: [string, boolean][] = [
+    [`Write ${"a ".repeat(20_000)}.`, true],
+    [`The sea ${"a ".repeat(20_000)}.`, false],
+    ["a.".repeat(20_000), false],
+  ];
+  for (const [response, followed] of cases) {
+    const started = performance.now();
+    assert.equal(check("words:start_verb", {}, response), followed, response.slice(0, 20));
+    const ms = performance.now() - started;
+    assert.ok(ms < 500, `${JSON.stringify(response.slice(0, 20))} took ${Math.round(ms)} ms`);
+  }
+});
+
 test("quirks kept from the reference", () => {
   // A bullet-free response has no "*" to follow with "-": sub-bullets holds vacuously.
   assert.equal(check("format:sub-bullets", {}, "No bullets at all."), true);
