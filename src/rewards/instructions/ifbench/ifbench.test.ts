@@ -338,6 +338,15 @@ test("words:start_verb tags a prefix of the first sentence: a 40,000-character s
   }
 });
 
+test("count:person_names looks for each name only where it occurs: 100,000 emoji stay fast", () => {
+  const response = `${"🙂".repeat(50_000)} Emma and Noah met Ava.`;
+  const started = performance.now();
+  assert.equal(check("count:person_names", { N: 3 }, response), true);
+  assert.equal(check("count:person_names", { N: 4 }, response), false);
+  const ms = performance.now() - started;
+  assert.ok(ms < 300, `took ${Math.round(ms)} ms`);
+});
+
 test("quirks kept from the reference", () => {
   // A bullet-free response has no "*" to follow with "-": sub-bullets holds vacuously.
   assert.equal(check("format:sub-bullets", {}, "No bullets at all."), true);
