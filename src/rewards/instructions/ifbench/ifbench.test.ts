@@ -347,6 +347,43 @@ test("count:person_names looks for each name only where it occurs: 100,000 emoji
   assert.ok(ms < 300, `took ${Math.round(ms)} ms`);
 });
 
+test("format:line_indent drops blank lines as the reference's loop does, in linear time", () => {
+  // The reference: `for line in lines: if not line.strip(): lines.remove(line)`, then stairs.
+  const reference = (value: string) => {
+    const lines = value.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.trim() === "") lines.splice(lines.indexOf(lines[i]!), 1);
+    }
+    const indent = (l: string) => l.length - l.replace(/^ +/, "").length;
+    return lines.every((l, i) => i === 0 || indent(l) > indent(lines[i - 1]!));
+  };
+  // Stairs with blank lines of several kinds between the steps: which blank lines stay decides.
+  const blanks = ["", " ", "  ", "      ", "\t"];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return (seed >>> 16) % n;
+  };
+  let followed = 0;
+  for (let k = 0; k < 3000; k++) {
+    const lines: string[] = [];
+    for (let step = 0; step < 1 + (k % 5); step++) {
+      while (random(2) === 0) lines.push(blanks[random(blanks.length)]!);
+      lines.push(`${" ".repeat(step)}x`);
+    }
+    while (random(2) === 0) lines.push(blanks[random(blanks.length)]!);
+    const text = lines.join("\n");
+    const expected = reference(text);
+    assert.equal(check("format:line_indent", {}, text), expected, JSON.stringify(text));
+    if (expected) followed++;
+  }
+  assert.ok(followed > 300 && followed < 2700, `${followed} of 3000 followed`);
+  const started = performance.now();
+  check("format:line_indent", {}, "a\n\n".repeat(50_000));
+  const ms = performance.now() - started;
+  assert.ok(ms < 100, `took ${Math.round(ms)} ms`);
+});
+
 test("quirks kept from the reference", () => {
   // A bullet-free response has no "*" to follow with "-": sub-bullets holds vacuously.
   assert.equal(check("format:sub-bullets", {}, "No bullets at all."), true);
