@@ -112,15 +112,24 @@ export function lastAnswerLine(
   text: string,
   options: { cutSentence?: boolean } = {},
 ): string | undefined {
+  const line = answerCueLine(text);
+  if (line === undefined) return undefined;
+  const answer = cleanAnswerText(line, options.cutSentence ?? true);
+  return answer === "" ? undefined : answer;
+}
+
+/**
+ * The line lastAnswerLine reads, before it is cleaned: the rest of the line after the last cue
+ * (leading `:`, `*`, `_` and spaces dropped), or the next non-empty line. Undefined without a cue.
+ */
+export function answerCueLine(text: string): string | undefined {
   const cues = [...text.matchAll(/####|\banswer[\s*_]*(?:is\b|:)/gi)];
   const last = cues.at(-1);
   if (!last) return undefined;
   const after = text.slice(last.index + last[0].length);
   const lines = after.split("\n");
-  let line = (lines[0] ?? "").replace(/^[\s:*_]+/, "");
-  if (line.trim() === "") line = lines.slice(1).find((l) => l.trim() !== "") ?? "";
-  const answer = cleanAnswerText(line, options.cutSentence ?? true);
-  return answer === "" ? undefined : answer;
+  const line = (lines[0] ?? "").replace(/^[\s:*_]+/, "");
+  return line.trim() === "" ? (lines.slice(1).find((l) => l.trim() !== "") ?? "") : line;
 }
 
 /**

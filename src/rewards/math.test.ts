@@ -232,6 +232,20 @@ test("Rational: exact arithmetic and decimal parsing", () => {
   assert.ok(Rational.of(6n, -4n).equals(r("-1.5")));
 });
 
+test("an answer cue followed by several math spans is a list: naming candidates earns nothing", async () => {
+  assert.deepEqual(extractMathAnswer("The answer is $2$ or $3$."), {
+    answer: "2, 3",
+    source: "answer_line",
+  });
+  assert.equal((await grade("2", "The answer is $2$ or $3$.")).reward, 0);
+  assert.equal((await grade("2", "Final answer: $x = 2$, $x = 3$")).reward, 0);
+  assert.equal((await grade("2", "**Answer:** $2$ and $3$ and $4$")).reward, 0);
+  // A list gold is matched by the listed answers; one math span stays one answer.
+  assert.equal((await grade("2, 3", "The answer is $2$ and $3$.")).reward, 1);
+  assert.equal((await grade("2", "The answer is $2$. I hope it is correct.")).reward, 1);
+  assert.equal((await grade("2", "The answer is $2$, since $3$ is too big.")).reward, 1);
+});
+
 test("mathGroundTruth: GSM8K solutions, plain answers, numbers, full MATH solutions", () => {
   assert.equal(
     mathGroundTruth(task("Janet sells 9 eggs.\nShe makes 9 * 2 = $<<9*2=18>>18.\n#### 18")),

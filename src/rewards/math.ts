@@ -5,11 +5,11 @@
  * Where the final answer is found mirrors Math-Verify's `parse` (src/math_verify/parser.py): the
  * last `\boxed{}` (with the boxes just before it when only a separator stands between them:
  * `\boxed{1} and \boxed{2}` is the list `1,2`), else the last answer cue (`The answer is X`,
- * `Final answer: X`, `#### X`), else whichever ends last of the last LaTeX math span (`$...$`,
+ * `Final answer: X`, `#### X`; `The answer is $1$ or $2$` is the list `1,2` too), else whichever ends last of the last LaTeX math span (`$...$`,
  * `$$...$$`, `\[...\]`, `\(...\)`) and the last plain number (`1,080`, `-3.5`, `3/4`, `40%`).
  */
 import type { Task } from "../types/index.js";
-import { type BoxedSpan, boxedSpans, lastAnswerLine, lastBoxed } from "./extract.js";
+import { answerCueLine, type BoxedSpan, boxedSpans, lastAnswerLine, lastBoxed } from "./extract.js";
 import { type MathEqualOptions, mathAnswersEqual } from "./math-equal.js";
 import type { Grader } from "./types.js";
 
@@ -23,9 +23,14 @@ export function extractMathAnswer(
   const boxes = boxedSpans(response);
   if (boxes.length > 0) return { answer: finalBoxes(response, boxes), source: "boxed" };
   const line = lastAnswerLine(response);
-  // "The largest $n$ is 34": a sentence after the cue holds the answer, as its last math or number.
-  if (line !== undefined)
+  if (line !== undefined) {
+    // "$2$ or $3$": math spans joined by `and`, `or` or commas are one list answer, as with boxes
+    // (lastAnswerLine keeps only the first span, which would reward naming several candidates).
+    const listed = leadingMathList(answerCueLine(response) ?? "");
+    if (listed !== undefined) return { answer: listed, source: "answer_line" };
+    // "The largest $n$ is 34": a sentence after the cue holds the answer, as its last math or number.
     return { answer: isProse(line) ? (lastMath(line) ?? line) : line, source: "answer_line" };
+  }
   const latex = lastLatexSpan(response);
   const number = lastNumber(response);
   if (latex && (!number || latex.end >= number.end))
@@ -64,6 +69,25 @@ function finalBoxes(text: string, boxes: BoxedSpan[]): string {
   return taken.map((b) => b.content).join(", ");
 }
 
+/** Joins LaTeX spans into one list answer: a comma, `and` or `or` alone between them. */
+const SPAN_JOINER = /^\s*(?:,?\s*(?:and|or)|,)\s*$/;
+
+/**
+ * Two or more math spans opening `line` (after markdown emphasis) and joined by SPAN_JOINER, as
+ * one list answer; undefined when the line does not open with such a list.
+ */
+function leadingMathList(line: string): string | undefined {
+  const text = line.replace(/^[\s*_]+/, "");
+  const spans = latexSpans(text);
+  if (spans[0]?.start !== 0) return undefined;
+  const taken = [spans[0]];
+  for (let k = 1; k < spans.length && taken.length < 6; k++) {
+    if (!SPAN_JOINER.test(text.slice(taken.at(-1)!.end, spans[k]!.start))) break;
+    taken.push(spans[k]!);
+  }
+  return taken.length > 1 ? taken.map((t) => t.content).join(", ") : undefined;
+}
+
 const MATH_DELIMITERS: [open: string, close: string][] = [
   ["$$", "$$"],
   ["\\[", "\\]"],
@@ -84,7 +108,7 @@ function lastLatexSpan(text: string): { content: string; end: number } | undefin
   const taken = [last];
   for (let k = spans.length - 2; k >= 0 && taken.length < 6; k--) {
     const gap = text.slice(spans[k]!.end, taken[0]!.start);
-    if (!/^\s*(?:,?\s*(?:and|or)|,)\s*$/.test(gap)) break;
+    if (!SPAN_JOINER.test(gap)) break;
     taken.unshift(spans[k]!);
   }
   return { content: taken.map((t) => t.content).join(", "), end: last.end };

@@ -107,6 +107,32 @@ test("parse errors name what is wrong and where; the parser never throws on mode
   }
 });
 
+test("values built by * and + are bounded in total, not per operation: no blow-up from a short output", () => {
+  const refused = (text: string) => {
+    const started = performance.now();
+    const r = parseBfclCalls(text);
+    assert.equal(r.ok, false, text.slice(0, 80));
+    assert.match((r as { error: string }).error, /too long/);
+    assert.ok(
+      performance.now() - started < 500,
+      `took ${Math.round(performance.now() - started)} ms`,
+    );
+  };
+  // Nested repetition shares references: 100 ** 3 items from 31 characters (at 100 ** 5 the
+  // grader's metadata and checks ran out of memory and killed the process).
+  refused("[f(l=[[[1]*100]*100]*100)]");
+  // Each repetition within its own limit, many of them in one list.
+  refused(`[f(l=[${Array(30).fill("[1]*99999").join(", ")}])]`);
+  // A chain of concatenations copies the growing list at every "+".
+  refused(`[f(l=[1]*99999${" + [1]".repeat(3000)})]`);
+  refused(`[f(s='x'*99999${" + 'y'".repeat(3000)})]`);
+  refused("[f(l=[]*10**9)]");
+  // Realistic uses stay accepted.
+  const ok = parseBfclCalls("[f(l=[0]*10 + [1, 2], s='ab'*3 + 'c', m=[[0]*3]*3)]");
+  assert.ok(ok.ok);
+  assert.equal(pyRepr(ok.calls[0]!.args[2]![1]), "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]");
+});
+
 test("values keep Python's types: int vs float vs bool, tuple vs list, exact big ints", () => {
   const r = parseBfclCalls(
     "[f(a=1, b=1.0, c=True, d=(1,), e=[1], f=123456789012345678901234567890)]",

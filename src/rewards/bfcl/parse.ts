@@ -311,6 +311,7 @@ class Parser {
 // ── From syntax to calls and values ────────────────────────────────────────────────────────
 
 function topLevelCalls(top: Node): BfclCall[] {
+  const budget = { left: MAX_BUILT };
   const items = top.k === "call" ? [top] : top.k === "list" ? top.items : undefined;
   if (items === undefined) {
     throw new BfclSyntaxError("expected a list of function calls", top.at);
@@ -318,7 +319,8 @@ function topLevelCalls(top: Node): BfclCall[] {
   return items.map((item) => {
     if (item.k !== "call") throw new BfclSyntaxError("expected a function call", item.at);
     const name = calleeName(item.func);
-    return { name, args: item.keywords.map(([k, v]) => [k, resolve(v)] as [string, PyVal]) };
+    const args = item.keywords.map(([k, v]) => [k, resolve(v, budget)] as [string, PyVal]);
+    return { name, args };
   });
 }
 
@@ -329,23 +331,40 @@ function calleeName(func: Node): string {
   throw new BfclSyntaxError("a function name must be a (dotted) name", func.at);
 }
 
+/**
+ * What `*` and `+` on sequences may build in one output, all operations together: items and
+ * characters, nested ones counted in full. A limit per operation is not enough: `[[[1]*100]*100]*100`
+ * shares its rows, so each step is small while the value (and every later walk over it: the
+ * checks, the metadata) holds 100 ** 3 items; a chain of `+` copies the growing list each time.
+ */
+const MAX_BUILT = 100_000;
+
+/** What is left of MAX_BUILT while one output's values are resolved. */
+type Budget = { left: number };
+
 /** A value node as BFCL's resolve_ast_by_type reads it (see the header for what is refused). */
-function resolve(node: Node): PyVal {
+function resolve(node: Node, budget: Budget): PyVal {
   switch (node.k) {
     case "const":
       return node.v;
     case "name":
       return pyStr(node.id);
     case "list":
-      return pyList(node.items.map(resolve));
+      return pyList(node.items.map((item) => resolve(item, budget)));
     case "tuple":
-      return { t: "tuple", v: node.items.map(resolve) };
+      return { t: "tuple", v: node.items.map((item) => resolve(item, budget)) };
     case "dict":
-      return dictOf(node.entries.map(([k, v]) => [resolve(k), resolve(v)]));
+      return dictOf(node.entries.map(([k, v]) => [resolve(k, budget), resolve(v, budget)]));
     case "unary":
       return negate(node);
     case "binop":
-      return arithmetic(node.op, resolve(node.left), resolve(node.right), node.at);
+      return arithmetic(
+        node.op,
+        resolve(node.left, budget),
+        resolve(node.right, budget),
+        node.at,
+        budget,
+      );
     case "call":
       throw new BfclSyntaxError("a function call is not accepted as an argument value", node.at);
     case "attr":
@@ -379,10 +398,10 @@ function negate(node: Extract<Node, { k: "unary" }>): PyVal {
 }
 
 /** Python's arithmetic on numbers (bools count as ints), and on sequences where it applies. */
-function arithmetic(op: string, a: PyVal, b: PyVal, at: number): PyVal {
+function arithmetic(op: string, a: PyVal, b: PyVal, at: number, budget: Budget): PyVal {
   const x = asNumber(a);
   const y = asNumber(b);
-  if (x === undefined || y === undefined) return sequenceArithmetic(op, a, b, at);
+  if (x === undefined || y === undefined) return sequenceArithmetic(op, a, b, at, budget);
   if (typeof x === "bigint" && typeof y === "bigint") {
     const exact = intArithmetic(op, x, y, at);
     if (exact !== undefined) return exact;
@@ -411,10 +430,16 @@ function arithmetic(op: string, a: PyVal, b: PyVal, at: number): PyVal {
   return { t: "float", v: result };
 }
 
-const MAX_SEQUENCE = 100_000;
-
-/** `s + s` for two strs, lists or tuples of one kind, and `s * n` / `n * s` (repetition). */
-function sequenceArithmetic(op: string, a: PyVal, b: PyVal, at: number): PyVal {
+/**
+ * `s + s` for two strs, lists or tuples of one kind, and `s * n` / `n * s` (repetition); what they
+ * build is charged to `budget` (see MAX_BUILT) before it is built.
+ */
+function sequenceArithmetic(op: string, a: PyVal, b: PyVal, at: number, budget: Budget): PyVal {
+  const charge = (size: number) => {
+    budget.left -= size;
+    if (budget.left < 0)
+      throw new BfclSyntaxError("the sequences built by * and + are too long", at);
+  };
   const refuse = (): never => {
     throw new BfclSyntaxError(
       `"${op}" between a ${pyType(a)} and a ${pyType(b)} is not accepted`,
@@ -422,6 +447,8 @@ function sequenceArithmetic(op: string, a: PyVal, b: PyVal, at: number): PyVal {
     );
   };
   if (op === "+" && a.t === b.t) {
+    if (a.t === "str") charge(a.v.length + (b as typeof a).v.length);
+    if (a.t === "list" || a.t === "tuple") charge(weight(a) + weight(b) - 1);
     if (a.t === "str") return pyStr(a.v + (b as typeof a).v);
     if (a.t === "list" || a.t === "tuple") return { t: a.t, v: [...a.v, ...(b as typeof a).v] };
   }
@@ -431,11 +458,22 @@ function sequenceArithmetic(op: string, a: PyVal, b: PyVal, at: number): PyVal {
     return refuse();
   }
   const n = times < 0n ? 0 : Number(times);
-  if (n * Math.max(1, seq.v.length) > MAX_SEQUENCE) {
-    throw new BfclSyntaxError("the repeated sequence is too long", at);
-  }
+  // At least n, so that `[] * 10**9` is refused rather than looped over.
+  charge(n * Math.max(1, seq.t === "str" ? seq.v.length : weight(seq) - 1));
   if (seq.t === "str") return pyStr(seq.v.repeat(n));
   return { t: seq.t, v: Array.from({ length: n }, () => seq.v).flat() };
+}
+
+/**
+ * Items and characters in `v`, nested ones counted in full, plus one for `v` itself. Values come from the
+ * output's text or from charged operations, so this walk is itself bounded by MAX_BUILT plus the
+ * text's length.
+ */
+function weight(v: PyVal): number {
+  if (v.t === "str") return Math.max(1, v.v.length);
+  if (v.t === "list" || v.t === "tuple") return v.v.reduce((sum, item) => sum + weight(item), 1);
+  if (v.t === "dict") return v.v.reduce((sum, [k, item]) => sum + weight(k) + weight(item), 1);
+  return 1;
 }
 
 function asNumber(v: PyVal): bigint | number | undefined {

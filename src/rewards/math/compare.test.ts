@@ -177,6 +177,23 @@ test("numbers: roots, pi, degrees, units, text wrappers, complex numbers", () =>
   ]);
 });
 
+test("a trailing \\text holding another candidate or a condition is no unit: hedges earn nothing", () => {
+  expectSame([
+    ["12\\text{ square units}", "12"],
+    ["5\\text{ m}^2", "5"],
+  ]);
+  expectDifferent([
+    ["2 \\text{ or 3}", "2"],
+    ["2 \\text{ (or 3)}", "2"],
+    ["2 \\mbox{ or 3}", "2"],
+    ["2 \\text{ and 3}", "2"],
+    ["2\\text{ cm or 3 cm}", "2"],
+    ["2 \\text{ or maybe 3}", "2"],
+    ["\\frac{1}{2}\\text{ or 2}", "\\frac12"],
+    ["2 \\text{ (mod 7)}", "2"],
+  ]);
+});
+
 test("expressions with variables: identities match, near misses do not", () => {
   expectSame([
     ["(x+1)^2", "x^2+2x+1"],

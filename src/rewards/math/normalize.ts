@@ -101,7 +101,7 @@ export function normalizeWithUnit(raw: string): { text: string; unit?: string } 
   s = s.replace(/\s*(?:\\%|%|\\text\{\s*(?:percent|pct)\s*\}|\b(?:percent|pct)\b)/g, "\\%");
 
   const textUnit = TRAILING_TEXT_UNIT.exec(s);
-  if (textUnit) {
+  if (textUnit && isUnitText(textUnit[2]!)) {
     s = textUnit[1]!;
     unit = textUnit[2]! + (textUnit[3] ?? "");
   }
@@ -151,6 +151,15 @@ function unwrapTextCommands(input: string): string {
     s = s.slice(0, m.index) + group.content + s.slice(group.end);
   }
   return s;
+}
+
+/**
+ * Whether the text of a trailing `\text{...}` can be a unit: no digit, no `and`, `or` or `to`.
+ * `2 \text{ or 3}` and `2 \text{ (mod 7)}` hedge or qualify the answer; dropping that text as a
+ * unit would reward the first candidate of a list. (`5 \text{ times}` stays a unit.)
+ */
+function isUnitText(text: string): boolean {
+  return !/\d|\b(?:and|or|to)\b/i.test(text);
 }
 
 /** `18 dollars`, `10 cm^2`, `5.4 cents`: a number followed by words is that number. */

@@ -29,9 +29,25 @@ const PERSON_NAMES = (
   "Ella Jacob Scarlett Nathan Victoria Elijah Layla Nicholas Audrey David Hannah Christopher " +
   "Penelope Thomas Nora Andrew Aria Joseph Claire Ryan Stella Jonathan"
 ).split(" ");
+/** Each name, whole word only, as a sticky expression: it matches at `lastIndex` or not at all. */
 const NAME_RES = PERSON_NAMES.map(
-  (n) => new RegExp(`${PY_WORD_BOUNDARY}${n}${PY_WORD_BOUNDARY}`, "u"),
+  (n) => [n, new RegExp(`${PY_WORD_BOUNDARY}${n}${PY_WORD_BOUNDARY}`, "uy")] as const,
 );
+
+/**
+ * How many of the names occur as whole words. A plain substring search finds each occurrence and
+ * the expression checks its boundaries there only: run over the whole text, its look-behind was
+ * tried at every position (50 ms per name on 100,000 emoji).
+ */
+function countNames(text: string): number {
+  return NAME_RES.filter(([name, re]) => {
+    for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+      re.lastIndex = i;
+      if (re.test(text)) return true;
+    }
+    return false;
+  }).length;
+}
 
 /** PronounCountChecker's pronouns: personal, possessive, reflexive, demonstrative, interrogative,
  * relative and indefinite. */
@@ -93,7 +109,7 @@ export const COUNT_CHECKERS: InstructionChecker[] = [
     "count:person_names",
     ["N"],
     (r) => r.int("N", 0),
-    (value, n) => NAME_RES.filter((re) => re.test(value)).length >= n,
+    (value, n) => countNames(value) >= n,
   ),
   checker(
     "count:numbers",

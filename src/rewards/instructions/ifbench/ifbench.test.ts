@@ -322,6 +322,68 @@ test("checkers never throw on model output: empty, white space, odd characters",
   }
 });
 
+test("words:start_verb tags a prefix of the first sentence: a 40,000-character sentence stays fast", () => {
+  // The tagger's time grows faster than the sentence (50 s for 100,000 characters), and the
+  // grader runs every checker on up to eight loose variants of a response.
+  const cases: [string, boolean][] = [
+    [`Write ${"a ".repeat(20_000)}.`, true],
+    [`The sea ${"a ".repeat(20_000)}.`, false],
+    ["a.".repeat(20_000), false],
+  ];
+  for (const [response, followed] of cases) {
+    const started = performance.now();
+    assert.equal(check("words:start_verb", {}, response), followed, response.slice(0, 20));
+    const ms = performance.now() - started;
+    assert.ok(ms < 500, `${JSON.stringify(response.slice(0, 20))} took ${Math.round(ms)} ms`);
+  }
+});
+
+test("count:person_names looks for each name only where it occurs: 100,000 emoji stay fast", () => {
+  const response = `${"🙂".repeat(50_000)} Emma and Noah met Ava.`;
+  const started = performance.now();
+  assert.equal(check("count:person_names", { N: 3 }, response), true);
+  assert.equal(check("count:person_names", { N: 4 }, response), false);
+  const ms = performance.now() - started;
+  assert.ok(ms < 300, `took ${Math.round(ms)} ms`);
+});
+
+test("format:line_indent drops blank lines as the reference's loop does, in linear time", () => {
+  // The reference: `for line in lines: if not line.strip(): lines.remove(line)`, then stairs.
+  const reference = (value: string) => {
+    const lines = value.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.trim() === "") lines.splice(lines.indexOf(lines[i]!), 1);
+    }
+    const indent = (l: string) => l.length - l.replace(/^ +/, "").length;
+    return lines.every((l, i) => i === 0 || indent(l) > indent(lines[i - 1]!));
+  };
+  // Stairs with blank lines of several kinds between the steps: which blank lines stay decides.
+  const blanks = ["", " ", "  ", "      ", "\t"];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return (seed >>> 16) % n;
+  };
+  let followed = 0;
+  for (let k = 0; k < 3000; k++) {
+    const lines: string[] = [];
+    for (let step = 0; step < 1 + (k % 5); step++) {
+      while (random(2) === 0) lines.push(blanks[random(blanks.length)]!);
+      lines.push(`${" ".repeat(step)}x`);
+    }
+    while (random(2) === 0) lines.push(blanks[random(blanks.length)]!);
+    const text = lines.join("\n");
+    const expected = reference(text);
+    assert.equal(check("format:line_indent", {}, text), expected, JSON.stringify(text));
+    if (expected) followed++;
+  }
+  assert.ok(followed > 300 && followed < 2700, `${followed} of 3000 followed`);
+  const started = performance.now();
+  check("format:line_indent", {}, "a\n\n".repeat(50_000));
+  const ms = performance.now() - started;
+  assert.ok(ms < 100, `took ${Math.round(ms)} ms`);
+});
+
 test("quirks kept from the reference", () => {
   // A bullet-free response has no "*" to follow with "-": sub-bullets holds vacuously.
   assert.equal(check("format:sub-bullets", {}, "No bullets at all."), true);
