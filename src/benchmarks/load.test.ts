@@ -399,14 +399,8 @@ test("loadRows reads a .json file of one object per line (BFCL's) and still repo
   await assert.rejects(loadRows(broken), /broken\.json: not valid JSON/);
 });
 
-test("a split spanning Hub configs looks for each config's cached copy; offline, the error names the first missing", async () => {
+test("an all-configs split is cached as one folder of every config; offline without it, the error names that folder", async () => {
   const cacheDir = join(tmp, "configs-cache");
-  const first = join(cacheDir, "EleutherAI", "hendrycks_math", "algebra");
-  await mkdir(first, { recursive: true });
-  await writeFile(
-    join(first, "test.jsonl"),
-    `${JSON.stringify({ problem: "1+1?", solution: "\\\\boxed{2}" })}\n`,
-  );
   await assert.rejects(
     loadBenchmark("hendrycks_math", { cacheDir, offline: true }),
     (error: Error) => {
@@ -416,11 +410,27 @@ test("a split spanning Hub configs looks for each config's cached copy; offline,
       );
       assert.ok(
         error.message.includes(
-          join(cacheDir, "EleutherAI", "hendrycks_math", "counting_and_probability", "test"),
+          join(cacheDir, "EleutherAI", "hendrycks_math", "all-configs", "test"),
         ),
+        error.message,
       );
       return true;
     },
+  );
+  const folder = join(cacheDir, "EleutherAI", "hendrycks_math", "all-configs", "test");
+  await mkdir(folder, { recursive: true });
+  const row = (problem: string, type: string) =>
+    `${JSON.stringify({ problem, solution: `so \\boxed{${problem.length}}`, type })}\n`;
+  await writeFile(join(folder, "prealgebra.00000.jsonl"), row("2+2?", "Prealgebra"));
+  await writeFile(join(folder, "algebra.00000.jsonl"), row("x+1=2?", "Algebra"));
+  const tasks = await loadBenchmark("hendrycks_math", { cacheDir, offline: true });
+  assert.deepEqual(
+    tasks.map((t) => [t.index, t.data.type, t.data.subject]),
+    [
+      [0, "Algebra", undefined],
+      [1, "Prealgebra", undefined],
+    ],
+    "configs in name order; no column given, so rows are taken as they are",
   );
 });
 

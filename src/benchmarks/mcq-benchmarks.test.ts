@@ -300,14 +300,12 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
       onProgress: (p) => seen.push(p),
     });
     assert.equal(pro.cached, false);
-    assert.deepEqual(pro.paths, [
-      join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"),
-    ]);
+    assert.equal(pro.path, join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"));
     const size = (await readFile(fixture("mmlu_pro/test.parquet"))).length;
     const last = seen.at(-1)!;
     assert.deepEqual(
       [last.received, last.total, last.done, last.file],
-      [size, size, true, pro.paths[0]],
+      [size, size, true, pro.path],
     );
     assert.equal(seen[0]!.received, 0);
 
@@ -327,10 +325,7 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
     const asked = hub.requests.length;
     assert.deepEqual(
       await pullSplit(getBenchmark("mmmlu"), "test", { cacheDir, hubEndpoint: hub.url }),
-      {
-        paths: [dir],
-        cached: true,
-      },
+      { path: dir, cached: true },
     );
     assert.equal((await loadBenchmark("mmlu_pro", { cacheDir, offline: true })).length, 3);
     assert.equal(hub.requests.length, asked, "cached splits are not asked for again");

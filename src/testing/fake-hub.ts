@@ -3,9 +3,10 @@
  * given and records every request, so a test can check what was downloaded and that a second load
  * asked nothing. `catalogRoutes` maps a catalog entry's split to the fixture files the loader will
  * ask for, the way benchmarks/hub.ts addresses the Hub: the repo file on main when the entry names
- * one, else the Parquet conversion's listing (one per config) and the shard it points to, plus the
- * split's companion file and the entry's archive.
+ * one, else the Parquet conversion's listing (of the config, or of every config for an all-configs
+ * split) and the shards it points to, plus the split's companion file and the entry's archive.
  */
+import { readdirSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getBenchmark } from "../benchmarks/catalog.js";
 import type { BenchmarkEntry } from "../benchmarks/entry.js";
+import { configOfFile } from "../benchmarks/hub.js";
 import { loadBenchmark } from "../benchmarks/load.js";
 import type { Task } from "../types/index.js";
 
@@ -67,21 +69,22 @@ function catalogRoutes(
   fixture: string,
   extra: ExtraFixtures = {},
 ): Record<string, HubRoute> {
-  const { hfDataset, files, hfSplits, configs, config, companion, archive } = entry.source;
+  const { hfDataset, files, hfSplits, allConfigs, config, companion, archive } = entry.source;
   if (!hfDataset) throw new Error(`${entry.name} has no Hub dataset`);
   const routes: Record<string, HubRoute> = {};
   const file = files?.[split];
-  if (file) {
+  const hfSplit = hfSplits?.[split] ?? split;
+  if (allConfigs) {
+    Object.assign(routes, allConfigsRoutes(hfDataset, hfSplit, hubUrl, fixture));
+  } else if (file) {
     routes[`/datasets/${hfDataset}/resolve/main/${file}`] = serveFile(fixture);
   } else {
-    const hfSplit = hfSplits?.[split] ?? split;
-    for (const name of configs ?? [config ?? "default"]) {
-      const shard = `/shards/${hfDataset}/${name}/${hfSplit}/0000.parquet`;
-      routes[
-        `/api/datasets/${hfDataset}/parquet/${encodeURIComponent(name)}/${encodeURIComponent(hfSplit)}`
-      ] = async () => ({ body: JSON.stringify([`${hubUrl}${shard}`]) });
-      routes[shard] = serveFile(fixture);
-    }
+    const name = config ?? "default";
+    const shard = `/shards/${hfDataset}/${name}/${hfSplit}/0000.parquet`;
+    routes[
+      `/api/datasets/${hfDataset}/parquet/${encodeURIComponent(name)}/${encodeURIComponent(hfSplit)}`
+    ] = async () => ({ body: JSON.stringify([`${hubUrl}${shard}`]) });
+    routes[shard] = serveFile(fixture);
   }
   if (companion) {
     const companionFile = companion.files[split];
@@ -93,6 +96,35 @@ function catalogRoutes(
     if (!extra.archive) throw new Error(`${entry.name}: no archive fixture`);
     routes[`/datasets/${hfDataset}/resolve/main/${archive.file}`] = serveFile(extra.archive);
   }
+  return routes;
+}
+
+/**
+ * The Hub's whole-dataset Parquet listing `{config: {split: [urls]}}` and the files it points to,
+ * for an all-configs split: a fixture folder of `<config>.NNNNN.parquet` files (the cache's layout)
+ * is one config per file, listed in reverse name order (the loader sorts); a single fixture file is
+ * one config named "fixture".
+ */
+function allConfigsRoutes(
+  hfDataset: string,
+  hfSplit: string,
+  hubUrl: string,
+  fixture: string,
+): Record<string, HubRoute> {
+  const parts = statSync(fixture).isDirectory()
+    ? readdirSync(fixture)
+        .sort()
+        .reverse()
+        .map((name) => ({ config: configOfFile(name), path: join(fixture, name) }))
+    : [{ config: "fixture", path: fixture }];
+  const routes: Record<string, HubRoute> = {};
+  const listing: Record<string, Record<string, string[]>> = {};
+  for (const { config, path } of parts) {
+    const shard = `/shards/${hfDataset}/${config}/${hfSplit}/0000.parquet`;
+    listing[config] = { [hfSplit]: [`${hubUrl}${shard}`] };
+    routes[shard] = serveFile(path);
+  }
+  routes[`/api/datasets/${hfDataset}/parquet`] = async () => ({ body: JSON.stringify(listing) });
   return routes;
 }
 
