@@ -25,22 +25,16 @@ export interface BenchmarkSource {
   /** The Hub's name for a split where it differs from ours (AIME's only Hub split is "train"). */
   hfSplits?: Record<string, string>;
   /**
-   * For a dataset published as one Hub config per subject or language (C-Eval, MMLU-ProX...): a
-   * split is every config's rows together, in config-name order, as rLLM's `aggregate_configs`
-   * pulls it (`config` is then unused). Each row that lacks `column` gets its config's name there.
-   * The Hub cache and a `--data-dir` folder hold such a split as a folder `<split>/` of one file
-   * per config (`<config>.jsonl`, `<config>.00000.parquet`; hub.ts configOfFile); a single
-   * `<split>.<ext>` file is read as it is. `exclude`: configs left out (MMMLU's "default", which
-   * repeats the others).
+   * For a dataset published as one Hub config per subject, language or part (C-Eval, MMLU-ProX,
+   * hendrycks_math...): a split is every config's rows together, in config-name order, as rLLM's
+   * `aggregate_configs` pulls it (`config` is then unused); the configs are those the Hub's Parquet
+   * listing names for the split, less `exclude` (MMMLU's "default", which repeats the others).
+   * `column`, when given, is where each row that lacks it gets its config's name (rows that carry
+   * their subject already, as hendrycks_math's `type`, need none). The Hub cache and a `--data-dir`
+   * folder hold such a split as a folder `<split>/` of one file per config (`<config>.jsonl`,
+   * `<config>.00000.parquet`; hub.ts configOfFile); a single `<split>.<ext>` file is read as it is.
    */
-  allConfigs?: { column: string; exclude?: readonly string[] };
-  /**
-   * For a dataset published as one Hub config per part (hendrycks_math's seven subjects): a split
-   * from the Hub is the same split of every config listed, in this order, each downloaded and
-   * cached as its own config. `config` is then absent. A `--data-dir` folder holds the whole
-   * split as one file, as for any other benchmark.
-   */
-  configs?: readonly string[];
+  allConfigs?: { column?: string; exclude?: readonly string[] };
   /**
    * A second file per split joined onto its rows by a key (BFCL keeps each category's possible
    * answers in possible_answer/<file>): `files` names each split's file in the repo; every row gets

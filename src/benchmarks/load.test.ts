@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { fakeHub } from "../testing/fake-hub.js";
-import { hubCacheDir } from "./hub.js";
+import { fakeHub, fileRoute, jsonRoute, unreachableHubUrl } from "../testing/fake-hub.js";
+import { type DownloadProgress, hubCacheDir } from "./hub.js";
 import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -23,15 +21,6 @@ before(async () => {
 after(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
-
-/** A loopback port with nothing listening: connecting to it fails at once, with no network used. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
 
 const rowsA = [
   { question: "1 + 1?", answer: "2" },
@@ -256,7 +245,7 @@ test("the Hub cache lives at $RLLM_HOME/datasets/<hfDataset>/<config>/<split>.* 
       `${JSON.stringify({ question: "Q?", answer: "work\n#### 12" })}\n`,
     );
     // An unreachable Hub proves the cache was used: any download attempt would fail.
-    const tasks = await loadBenchmark("gsm8k", { hubEndpoint: await closedPortUrl() });
+    const tasks = await loadBenchmark("gsm8k", { hubEndpoint: await unreachableHubUrl() });
     assert.deepEqual(tasks, [
       {
         id: "gsm8k/test/0",
@@ -279,7 +268,7 @@ test("the Hub cache lives at $RLLM_HOME/datasets/<hfDataset>/<config>/<split>.* 
 
 test("no cache and an unreachable Hub: the error names the file looked for and --data-dir", async () => {
   const cacheDir = join(tmp, "empty-cache");
-  const endpoint = await closedPortUrl();
+  const endpoint = await unreachableHubUrl();
   await assert.rejects(
     loadBenchmark("gsm8k", { split: "test", cacheDir, hubEndpoint: endpoint }),
     (error: Error) => {
@@ -319,22 +308,20 @@ test("no cache and an unreachable Hub: the error names the file looked for and -
 
 test("downloads from the Hub into the cache once: repo files, Parquet shards, and the conversion branch", async () => {
   const cacheDir = join(tmp, "download-cache");
-  const parquet = (name: string) => async () => ({ body: await readFile(fixture(name)) });
-  let hubUrl = "";
   const hub = await fakeHub({
-    "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet":
-      parquet("gsm8k-test.parquet"),
-    "/api/datasets/hotpotqa/hotpot_qa/parquet/distractor/validation": async () => ({
-      body: JSON.stringify([0, 1].map((i) => `${hubUrl}/shards/hotpot/${i}.parquet`)),
-    }),
-    "/shards/hotpot/0.parquet": parquet("hotpotqa-validation.parquet"),
-    "/shards/hotpot/1.parquet": parquet("hotpotqa-validation.parquet"),
+    "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet": fileRoute(
+      fixture("gsm8k-test.parquet"),
+    ),
+    "/api/datasets/hotpotqa/hotpot_qa/parquet/distractor/validation": jsonRoute((hubUrl) =>
+      [0, 1].map((i) => `${hubUrl}/shards/hotpot/${i}.parquet`),
+    ),
+    "/shards/hotpot/0.parquet": fileRoute(fixture("hotpotqa-validation.parquet")),
+    "/shards/hotpot/1.parquet": fileRoute(fixture("hotpotqa-validation.parquet")),
     // No listing for aime_2024: the loader falls back to the conversion branch, under the Hub's
     // split name ("train") for our "test".
     "/datasets/HuggingFaceH4/aime_2024/resolve/refs%2Fconvert%2Fparquet/default/train/0000.parquet":
-      parquet("math500-test.parquet"),
+      fileRoute(fixture("math500-test.parquet")),
   });
-  hubUrl = hub.url;
   try {
     const gsm8k = await loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url });
     assert.equal(gsm8k.length, 5);
@@ -390,6 +377,37 @@ test("a Hub HTTP error is reported with the URL and status", async () => {
   }
 });
 
+test("a download cut off midway is reported with the URL, and nothing half-written passes for cached", async () => {
+  const cacheDir = join(tmp, "cut-cache");
+  const parquet = await readFile(fixture("gsm8k-test.parquet"));
+  const path = "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet";
+  const hub = await fakeHub({ [path]: () => ({ body: parquet, cutAfter: 100 }) });
+  try {
+    const cut = (error: Error) => {
+      assert.ok(error.message.includes(`${hub.url}${path}: the download broke off`), error.message);
+      assert.match(
+        error.message,
+        /^Cannot load gsm8k split "test": it is not in the dataset cache/,
+      );
+      return true;
+    };
+    await assert.rejects(loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url }), cut);
+    // Streamed with progress: the reports stop short of the announced total and never say done.
+    const seen: DownloadProgress[] = [];
+    const onProgress = (p: DownloadProgress) => seen.push(p);
+    await assert.rejects(
+      loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url, onProgress }),
+      cut,
+    );
+    assert.ok(seen.length > 0 && seen.every((p) => !p.done && p.total === parquet.length));
+    assert.ok(seen.at(-1)!.received < parquet.length);
+    assert.equal(hub.requests.filter((r) => r === path).length, 2);
+    assert.deepEqual(await readdir(join(cacheDir, "openai", "gsm8k", "main")).catch(() => []), []);
+  } finally {
+    await hub.close();
+  }
+});
+
 test("loadRows reads a .json file of one object per line (BFCL's) and still reports a broken document", async () => {
   const lines = join(tmp, "lines.json");
   await writeFile(lines, rowsA.map((r) => JSON.stringify(r)).join("\n"));
@@ -399,14 +417,8 @@ test("loadRows reads a .json file of one object per line (BFCL's) and still repo
   await assert.rejects(loadRows(broken), /broken\.json: not valid JSON/);
 });
 
-test("a split spanning Hub configs looks for each config's cached copy; offline, the error names the first missing", async () => {
+test("an all-configs split is cached as one folder of every config; offline without it, the error names that folder", async () => {
   const cacheDir = join(tmp, "configs-cache");
-  const first = join(cacheDir, "EleutherAI", "hendrycks_math", "algebra");
-  await mkdir(first, { recursive: true });
-  await writeFile(
-    join(first, "test.jsonl"),
-    `${JSON.stringify({ problem: "1+1?", solution: "\\\\boxed{2}" })}\n`,
-  );
   await assert.rejects(
     loadBenchmark("hendrycks_math", { cacheDir, offline: true }),
     (error: Error) => {
@@ -416,11 +428,27 @@ test("a split spanning Hub configs looks for each config's cached copy; offline,
       );
       assert.ok(
         error.message.includes(
-          join(cacheDir, "EleutherAI", "hendrycks_math", "counting_and_probability", "test"),
+          join(cacheDir, "EleutherAI", "hendrycks_math", "all-configs", "test"),
         ),
+        error.message,
       );
       return true;
     },
+  );
+  const folder = join(cacheDir, "EleutherAI", "hendrycks_math", "all-configs", "test");
+  await mkdir(folder, { recursive: true });
+  const row = (problem: string, type: string) =>
+    `${JSON.stringify({ problem, solution: `so \\boxed{${problem.length}}`, type })}\n`;
+  await writeFile(join(folder, "prealgebra.00000.jsonl"), row("2+2?", "Prealgebra"));
+  await writeFile(join(folder, "algebra.00000.jsonl"), row("x+1=2?", "Algebra"));
+  const tasks = await loadBenchmark("hendrycks_math", { cacheDir, offline: true });
+  assert.deepEqual(
+    tasks.map((t) => [t.index, t.data.type, t.data.subject]),
+    [
+      [0, "Algebra", undefined],
+      [1, "Prealgebra", undefined],
+    ],
+    "configs in name order; no column given, so rows are taken as they are",
   );
 });
 

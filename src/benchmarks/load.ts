@@ -3,9 +3,9 @@
  * a local folder the user names (`--data-dir`, laid out `<benchmark>/<split>.<ext>`), the Hub cache
  * under $RLLM_HOME, or a download from the Hub into that cache. Generated benchmarks (countdown)
  * are generated unless the local folder holds a file for them. What an entry's source adds (entry.ts)
- * applies to every place rows come from: a split spanning several Hub configs is their rows in the
- * listed order, a companion file is joined onto the rows by its key, and the rowFilter's left-out
- * rows never become tasks (row positions count the kept rows).
+ * applies to every place rows come from: a split spanning every Hub config (`allConfigs`) is their
+ * rows in config-name order, a companion file is joined onto the rows by its key, and the
+ * rowFilter's left-out rows never become tasks (row positions count the kept rows).
  */
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -262,34 +262,29 @@ function splitCheck(entry: BenchmarkEntry, split: string): void {
 }
 
 /**
- * Finds (or downloads) the files holding a split, following the order in the module comment: one
- * file or folder, or one per Hub config when the entry's split spans several (`source.configs`).
+ * Finds (or downloads) the file or folder holding a split, following the order in the module
+ * comment; undefined for a generated benchmark with no file of its own.
  */
 async function locateSplit(
   entry: BenchmarkEntry,
   split: string,
   options: LoadBenchmarkOptions,
-): Promise<string[] | undefined> {
+): Promise<string | undefined> {
   if (options.dataDir) {
     const dir = join(options.dataDir, entry.name);
     const found = await findSplitFile(dir, split);
-    if (found) return [found];
+    if (found) return found;
     if (entry.generator) return undefined;
     splitCheck(entry, split);
     const whole = entry.source.oneFile && (await findSplitFile(dir, entry.source.oneFile.name));
-    if (whole) return [whole];
+    if (whole) return whole;
     throw await missingInDataDir(entry, split, dir, options.dataDir);
   }
   splitCheck(entry, split);
   if (!entry.source.hfDataset) return undefined;
-  const configs = entry.source.configs ?? [entry.source.config];
-  const paths: string[] = [];
-  for (const config of configs) {
-    const hfSplit = entry.source.hfSplits?.[split] ?? split;
-    const file = entry.source.files?.[split];
-    paths.push(await hubSplit(entry, split, { name: split, hfSplit, file, config }, options));
-  }
-  return paths;
+  const { hfSplits, files, config } = entry.source;
+  const part = { name: split, hfSplit: hfSplits?.[split] ?? split, file: files?.[split], config };
+  return hubSplit(entry, split, part, options);
 }
 
 async function missingInDataDir(
@@ -451,35 +446,26 @@ function joinCompanion(entry: BenchmarkEntry, rows: Row[], companion: Row[]): Ro
   });
 }
 
-/** The Hub cache files (or folders) of a split, or undefined when any part is not cached. */
+/** The Hub cache file (or folder) of a split, or undefined when it is not cached. */
 export async function cachedSplit(
   entry: BenchmarkEntry,
   split: string,
   cacheDir?: string,
-): Promise<string[] | undefined> {
-  const { hfDataset, allConfigs } = entry.source;
+): Promise<string | undefined> {
+  const { hfDataset, allConfigs, config } = entry.source;
   if (!hfDataset) return undefined;
-  const paths: string[] = [];
-  for (const config of allConfigs
-    ? [ALL_CONFIGS]
-    : (entry.source.configs ?? [entry.source.config])) {
-    const found = await findSplitFile(hubCacheDir(hfDataset, config, cacheDir), split);
-    if (!found) return undefined;
-    paths.push(found);
-  }
-  return paths;
+  return findSplitFile(hubCacheDir(hfDataset, allConfigs ? ALL_CONFIGS : config, cacheDir), split);
 }
 
 /**
- * Makes sure a split is in the Hub cache, fetching what loadBenchmark would (every config's part,
- * a companion file, an archive) when it is not: the split's paths, and whether they were there
- * already. A failed download is the loader's error (it names the URL and what to do).
+ * Makes sure a split is in the Hub cache, fetching what loadBenchmark would (the split, a
+ * companion file, an archive) when it is not: the split's path, and whether it was there already. A failed download is the loader's error (it names the URL and what to do).
  */
 export async function pullSplit(
   entry: BenchmarkEntry,
   split: string,
   options: Omit<LoadBenchmarkOptions, "dataDir" | "split"> = {},
-): Promise<{ paths: string[]; cached: boolean }> {
+): Promise<{ path: string; cached: boolean }> {
   splitCheck(entry, split);
   if (!entry.source.hfDataset) {
     throw new Error(
@@ -487,27 +473,27 @@ export async function pullSplit(
     );
   }
   const cached = await cachedSplit(entry, split, options.cacheDir);
-  const paths = cached ?? (await locateSplit(entry, split, options)) ?? [];
+  const path = cached ?? (await locateSplit(entry, split, options))!;
   await companionRows(entry, split, options);
   await archiveOf(entry, options);
-  return { paths, cached: cached !== undefined };
+  return { path, cached: cached !== undefined };
 }
 
 /**
- * A split's rows; for an all-configs benchmark (`source.allConfigs`) whose split is a folder of one
- * file per config, each row lacking the config column gets its file's config name there.
+ * A split's rows; for an all-configs benchmark (`source.allConfigs`) with a `column`, whose split
+ * is a folder of one file per config, each row lacking that column gets its file's config name there.
  */
 async function readSplitRows(entry: BenchmarkEntry, path: string): Promise<Row[]> {
-  const all = entry.source.allConfigs;
-  if (!all || !(await stat(path)).isDirectory()) return loadRows(path);
+  const column = entry.source.allConfigs?.column;
+  if (column === undefined || !(await stat(path)).isDirectory()) return loadRows(path);
   const names = (await readdir(path)).filter(isSupported).sort();
   if (names.length === 0) return loadRows(path);
   const rows: Row[] = [];
   for (const name of names) {
     const config = configOfFile(name);
     for (const row of await loadRows(join(path, name))) {
-      const has = row[all.column] !== undefined && row[all.column] !== null;
-      rows.push(has ? row : { ...row, [all.column]: config });
+      const has = row[column] !== undefined && row[column] !== null;
+      rows.push(has ? row : { ...row, [column]: config });
     }
   }
   return rows;
@@ -551,9 +537,9 @@ export async function loadBenchmark(
 ): Promise<Task[]> {
   const entry = getBenchmark(name);
   const split = options.split ?? entry.source.defaultSplit;
-  const paths = await locateSplit(entry, split, options);
+  const path = await locateSplit(entry, split, options);
 
-  if (paths === undefined) {
+  if (path === undefined) {
     if (!entry.generator) {
       throw new Error(`${entry.name} has neither a Hub dataset nor a generator in the catalog`);
     }
@@ -567,14 +553,11 @@ export async function loadBenchmark(
     return select(tasks, options, `${entry.name} split "${split}"`).map(({ item }) => item);
   }
 
-  let rows: Row[] = [];
-  for (const path of paths) {
-    rows.push(...rowsOfSplit(entry, split, path, await readSplitRows(entry, path)));
-  }
+  let rows = rowsOfSplit(entry, split, path, await readSplitRows(entry, path));
   const companion = await companionRows(entry, split, options);
   if (companion) rows = joinCompanion(entry, rows, companion);
-  const kept = keptRows(entry, split, rows, paths.join(", "));
-  const picked = select(kept, options, paths.join(", "));
+  const kept = keptRows(entry, split, rows, path);
+  const picked = select(kept, options, path);
   const archive = await archiveOf(entry, options);
   return picked.map(({ item, index }) => {
     const row = archive

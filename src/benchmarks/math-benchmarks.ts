@@ -5,9 +5,10 @@
  * rLLM registers them (rllm/registry/datasets.json, rllm/data/transforms.py) and, for the rows rLLM
  * lists only as training/test sets (rllm/data/dataset_types.py: AMC, Minerva, OlympiadBench,
  * Omni-MATH), their usual Hub copies:
- * - hendrycks_math: EleutherAI/hendrycks_math, one Hub config per subject; a split is that split
- *   of all seven (`source.configs`). The answer is the solution's last \boxed{} (a solution
- *   without one is a row error: the dataset has no other answer).
+ * - hendrycks_math: EleutherAI/hendrycks_math, one Hub config per subject (algebra ... precalculus,
+ *   seven); a split is that split of every config, in name order (`source.allConfigs`; each row's
+ *   `type` names its subject). The answer is the solution's last \boxed{} (a solution without one
+ *   is a row error: the dataset has no other answer).
  * - deepscaler_math: agentica-org/DeepScaleR-Preview-Dataset (train only), `answer` as given.
  * - MathArena competitions (hmmt = HMMT February 2025, hmmt_nov, aime_2026, hmmt_feb_2024,
  *   brumo_2025, cmimc_2025, smt_2025, apex_2025): one Parquet file data/train-00000-of-00001.parquet,
@@ -78,16 +79,6 @@ function stringList(row: Row, name: string): string[] | undefined {
   return Array.isArray(value) && value.every((s) => typeof s === "string") ? value : undefined;
 }
 
-const HENDRYCKS_SUBJECTS = [
-  "algebra",
-  "counting_and_probability",
-  "geometry",
-  "intermediate_algebra",
-  "number_theory",
-  "prealgebra",
-  "precalculus",
-] as const;
-
 /** MATH's ground truth: the last \boxed{} of the worked solution. */
 function boxedAnswerOf(row: Row, ctx: RowContext): string {
   const solution = requireString(row, "solution", ctx);
@@ -104,7 +95,7 @@ const hendrycksMath = mathEntry({
     "MATH (Hendrycks et al., 2021): 12,500 competition problems in 7 subjects and 5 levels (7,500 train, 5,000 test).",
   source: {
     hfDataset: "EleutherAI/hendrycks_math",
-    configs: HENDRYCKS_SUBJECTS,
+    allConfigs: {},
     splits: ["test", "train"],
     defaultSplit: "test",
   },

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { contentSeed, seededPermutation } from "../random.js";
 import { multipleChoiceGrader } from "../rewards/index.js";
+import { fakeHub, fileRoute, jsonRoute, loadFromFakeHub } from "../testing/fake-hub.js";
 import { TaskSchema } from "../types/index.js";
 import { BenchmarkRowError, benchmarkMessages, getBenchmark } from "./catalog.js";
 import type { DownloadProgress } from "./hub.js";
@@ -255,43 +254,23 @@ test("malformed rows are errors naming the benchmark, the row and the field", ()
   );
 });
 
-/** A stand-in Hub on loopback; records what was asked. */
-async function fakeHub(routes: Record<string, () => Promise<Buffer | string>>) {
-  const requests: string[] = [];
-  const server: Server = createServer(async (req, res) => {
-    requests.push(req.url ?? "");
-    const route = routes[req.url ?? ""];
-    if (!route) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    const body = await route();
-    res.writeHead(200, { "content-length": Buffer.byteLength(body) }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 test("a fake Hub: one-config rows and all-config rows download into the cache with progress, once", async () => {
   const cacheDir = join(tmp, "hub-cache");
-  const file = (path: string) => () => readFile(fixture(path));
-  let base = "";
+  const file = (path: string) => fileRoute(fixture(path));
   const hub = await fakeHub({
-    "/api/datasets/TIGER-Lab/MMLU-Pro/parquet/default/test": async () =>
-      JSON.stringify([`${base}/files/mmlu_pro.parquet`]),
+    "/api/datasets/TIGER-Lab/MMLU-Pro/parquet/default/test": jsonRoute((base) => [
+      `${base}/files/mmlu_pro.parquet`,
+    ]),
     "/files/mmlu_pro.parquet": file("mmlu_pro/test.parquet"),
     // MMMLU's listing: a config per language, and "default" repeating them, which is left out.
-    "/api/datasets/openai/MMMLU/parquet": async () =>
-      JSON.stringify({
-        ZH_CN: { test: [`${base}/files/zh.parquet`] },
-        default: { test: [`${base}/files/default.parquet`] },
-        FR_FR: { test: [`${base}/files/fr.parquet`] },
-      }),
+    "/api/datasets/openai/MMMLU/parquet": jsonRoute((base) => ({
+      ZH_CN: { test: [`${base}/files/zh.parquet`] },
+      default: { test: [`${base}/files/default.parquet`] },
+      FR_FR: { test: [`${base}/files/fr.parquet`] },
+    })),
     "/files/fr.parquet": file("mmmlu/test/FR_FR.00000.parquet"),
     "/files/zh.parquet": file("mmmlu/test/ZH_CN.00000.parquet"),
   });
-  base = hub.url;
   try {
     const seen: DownloadProgress[] = [];
     const pro = await pullSplit(getBenchmark("mmlu_pro"), "test", {
@@ -300,14 +279,12 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
       onProgress: (p) => seen.push(p),
     });
     assert.equal(pro.cached, false);
-    assert.deepEqual(pro.paths, [
-      join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"),
-    ]);
+    assert.equal(pro.path, join(cacheDir, "TIGER-Lab", "MMLU-Pro", "default", "test.parquet"));
     const size = (await readFile(fixture("mmlu_pro/test.parquet"))).length;
     const last = seen.at(-1)!;
     assert.deepEqual(
       [last.received, last.total, last.done, last.file],
-      [size, size, true, pro.paths[0]],
+      [size, size, true, pro.path],
     );
     assert.equal(seen[0]!.received, 0);
 
@@ -327,10 +304,7 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
     const asked = hub.requests.length;
     assert.deepEqual(
       await pullSplit(getBenchmark("mmmlu"), "test", { cacheDir, hubEndpoint: hub.url }),
-      {
-        paths: [dir],
-        cached: true,
-      },
+      { path: dir, cached: true },
     );
     assert.equal((await loadBenchmark("mmlu_pro", { cacheDir, offline: true })).length, 3);
     assert.equal(hub.requests.length, asked, "cached splits are not asked for again");
@@ -343,5 +317,21 @@ test("a fake Hub: one-config rows and all-config rows download into the cache wi
     assert.ok(!existsSync(join(cacheDir, "ceval")));
   } finally {
     await hub.close();
+  }
+});
+
+test("every all-configs fixture loads through the Hub's whole-dataset listing as from --data-dir", async () => {
+  const names = ["mmlu_redux", "ceval", "mmmlu", "mmlu_prox", "include", "global_piqa"];
+  for (const name of names) {
+    const { allConfigs, defaultSplit, hfDataset } = getBenchmark(name).source;
+    assert.ok(allConfigs, name);
+    const local = await loadBenchmark(name, { dataDir });
+    const hub = await loadFromFakeHub(name, defaultSplit, fixture(`${name}/${defaultSplit}`));
+    assert.deepEqual(hub.tasks, local, name);
+    assert.deepEqual(
+      hub.requests.filter((r) => r.startsWith("/api/")),
+      [`/api/datasets/${hfDataset}/parquet`],
+      name,
+    );
   }
 });

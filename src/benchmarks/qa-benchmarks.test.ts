@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { judgeGrader } from "../rewards/judge.js";
+import type { Judge } from "../rewards/judge-client.js";
 import { loadFromFakeHub } from "../testing/fake-hub.js";
 import { type Task, TaskSchema } from "../types/index.js";
 import { BenchmarkRowError, benchmarkMessages, getBenchmark } from "./catalog.js";
@@ -12,14 +14,15 @@ import { openZip } from "./zip.js";
 
 const dataDir = fileURLToPath(new URL("./fixtures/data/", import.meta.url));
 
-function sane(tasks: Task[], name: string): void {
+/** Tasks that round-trip and count their rows; `text` is the string field each must have. */
+function sane(tasks: Task[], name: string, text = "question"): void {
   assert.equal(new Set(tasks.map((t) => t.id)).size, tasks.length);
   for (const [i, task] of tasks.entries()) {
     assert.deepEqual(TaskSchema.parse(task), task);
     assert.deepEqual(JSON.parse(JSON.stringify(task)), task);
     assert.equal(task.dataSource, name);
     assert.equal(task.index, i);
-    assert.equal(typeof task.data.question, "string");
+    assert.equal(typeof task.data[text], "string");
   }
 }
 
@@ -134,16 +137,44 @@ test("aa_lcr: a document the archive lacks, a missing archive and a row without 
   }
 });
 
-test("multichallenge: the conversation is sent as it is; the judge gets the target question and pass criterion", async () => {
+test("multichallenge: the conversation is sent as it is; the judge's yes/no mode gets the target question and pass criterion", async () => {
   const entry = getBenchmark("multichallenge");
   assert.equal(entry.grader, "judge");
   const tasks = await loadBenchmark("multichallenge", { dataDir });
-  sane(tasks, "multichallenge");
+  sane(tasks, "multichallenge", "judgeQuestion");
   const [first, second] = tasks;
   assert.equal(first!.id, "multichallenge/mc-fx-1");
-  assert.equal(first!.data.rubric, "YES");
-  assert.equal(second!.data.rubric, "NO");
-  assert.equal(first!.data.question, "Does the final response consist of exactly two sentences?");
+  assert.equal(first!.data.expectedVerdict, "YES");
+  assert.equal(second!.data.expectedVerdict, "NO");
+  assert.equal(
+    first!.data.judgeQuestion,
+    "Does the final response consist of exactly two sentences?",
+  );
+  for (const field of ["question", "answer", "rubric"]) assert.equal(first!.data[field], undefined);
+  // The rows meet the judge grader's yes/no contract: a judge that always says YES passes the
+  // YES row and fails the NO row, and is asked the row's target question.
+  const asked: string[] = [];
+  const yes: Judge = {
+    model: "always-yes",
+    async ask(q) {
+      asked.push(q.prompt);
+      return {
+        verdict: q.parse("VERDICT: YES")!,
+        reply: "VERDICT: YES",
+        cached: false,
+        model: "always-yes",
+      };
+    },
+  };
+  const grade = judgeGrader(yes);
+  assert.deepEqual(
+    [
+      (await grade(first!, "Tides follow the Moon. The Sun helps.")).reward,
+      (await grade(second!, "x")).reward,
+    ],
+    [1, 0],
+  );
+  assert.ok(asked[0]!.includes(first!.data.judgeQuestion as string));
   assert.equal(first!.data.axis, "INSTRUCTION_RETENTION");
   const messages = benchmarkMessages(entry, first!);
   assert.deepEqual(
@@ -157,12 +188,13 @@ test("multichallenge: the conversation is sent as it is; the judge gets the targ
     {
       CONVERSATION: [{ role: "user", content: "Hi" }],
       TARGET_QUESTION: "q?",
-      PASS_CRITERIA: "YES",
+      PASS_CRITERIA: " no ",
     },
     0,
     "test",
   );
   assert.deepEqual(fromList.data.messages, [{ role: "user", content: "Hi" }]);
+  assert.equal(fromList.data.expectedVerdict, "NO", "the pass criterion in any case, trimmed");
   const hub = await loadFromFakeHub(
     "multichallenge",
     "test",
@@ -206,4 +238,5 @@ test("malformed multichallenge rows fail naming the field", () => {
   fails({ ...base, conversation: undefined }, 'conversation" or "CONVERSATION', /is missing/);
   fails({ ...base, pass_criteria: undefined }, 'pass_criteria" or "PASS_CRITERIA', /is missing/);
   fails({ ...base, target_question: "" }, "target_question", /is empty/);
+  fails({ ...base, pass_criteria: "PASS" }, "pass_criteria", /must be "YES" or "NO"/);
 });

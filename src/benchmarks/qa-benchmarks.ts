@@ -21,9 +21,10 @@
  *   capitals, which are read too. The conversation is user/assistant turns ending with the user's,
  *   in any of the shapes copies use: a list of {role, content}, the datasets library's struct of
  *   parallel lists {role: [...], content: [...]} (Scale's Parquet), or a list as JSON text. The
- *   agent sends it as it is (no system prompt; `messages`), and `data.messages` keeps it. The judge
- *   asks target_question (`data.question`) of the final reply; the reply passes when the judge's
- *   verdict is pass_criteria (`data.rubric`, "YES" or "NO").
+ *   agent sends it as it is (no system prompt; `messages`), and `data.messages` keeps it. Graded
+ *   as the authors grade it, by the judge's yes/no mode (rewards/judge.ts): the judge answers
+ *   target_question (`data.judgeQuestion`) about the final reply, which passes when that answer is
+ *   pass_criteria (`data.expectedVerdict`, "YES" or "NO"; any case in the row).
  */
 import type { ChatMessage, Task } from "../types/index.js";
 import type { BenchmarkEntry } from "./entry.js";
@@ -244,6 +245,8 @@ function storedConversation(task: Task): ChatMessage[] {
   return messages.map((m) => ({ ...(m as ChatMessage) }));
 }
 
+const PASS_CRITERIA = ["pass_criteria", "PASS_CRITERIA"];
+
 const multichallenge: BenchmarkEntry = {
   name: "multichallenge",
   description:
@@ -257,9 +260,12 @@ const multichallenge: BenchmarkEntry = {
   toTask(row, index, split) {
     const ctx: RowContext = { benchmark: "multichallenge", split, index };
     const messages = conversationOf(row, ctx);
-    const question = requireString(row, ["target_question", "TARGET_QUESTION"], ctx);
-    const rubric = requireString(row, ["pass_criteria", "PASS_CRITERIA"], ctx).trim();
-    const data: Record<string, unknown> = { messages, question, rubric };
+    const judgeQuestion = requireString(row, ["target_question", "TARGET_QUESTION"], ctx);
+    const expectedVerdict = requireString(row, PASS_CRITERIA, ctx).trim().toUpperCase();
+    if (expectedVerdict !== "YES" && expectedVerdict !== "NO") {
+      throw new BenchmarkRowError(ctx, "pass_criteria", 'must be "YES" or "NO"');
+    }
+    const data: Record<string, unknown> = { messages, judgeQuestion, expectedVerdict };
     const axis = optionalScalar(row, ["axis", "AXIS"]);
     if (axis !== undefined) data.axis = axis;
     const ownId = optionalScalar(row, ["question_id", "QUESTION_ID"]);

@@ -5,8 +5,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -14,6 +12,7 @@ import { renderSft } from "../backends/local/chat-format.js";
 import { loadBenchmark } from "../benchmarks/index.js";
 import { loadConfig } from "../config/index.js";
 import { Store } from "../store/sqlite.js";
+import { type FakeHub, fakeHub, fileRoute, jsonRoute } from "../testing/fake-hub.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import { loadSftFile } from "../trainer/sft.js";
 import { evalFlagsToConfig, runEvalCommand } from "./eval.js";
@@ -44,22 +43,18 @@ function rllm(
   });
 }
 
-const requests: string[] = [];
+let hub: FakeHub;
 let hubUrl = "";
-const hub = createServer((req, res) => {
-  requests.push(req.url ?? "");
-  if (req.url === "/api/datasets/TIGER-Lab/MMLU-Pro/parquet/default/test") {
-    res.writeHead(200).end(JSON.stringify([`${hubUrl}/files/mmlu_pro.parquet`]));
-  } else if (req.url === "/files/mmlu_pro.parquet") {
-    const body = readFileSync(join(DATA, "mmlu_pro/test.parquet"));
-    res.writeHead(200, { "content-length": body.length }).end(body);
-  } else res.writeHead(404).end("not found");
-});
 before(async () => {
-  await new Promise<void>((resolve) => hub.listen(0, "127.0.0.1", resolve));
-  hubUrl = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
+  hub = await fakeHub({
+    "/api/datasets/TIGER-Lab/MMLU-Pro/parquet/default/test": jsonRoute((url) => [
+      `${url}/files/mmlu_pro.parquet`,
+    ]),
+    "/files/mmlu_pro.parquet": fileRoute(join(DATA, "mmlu_pro/test.parquet")),
+  });
+  hubUrl = hub.url;
 });
-after(() => new Promise<void>((resolve) => hub.close(() => resolve())));
+after(() => hub.close());
 
 test("dataset list and eval --list print one table, marking cached splits", async () => {
   const home = mkdtempSync(join(tmpdir(), "rllm-home-"));
@@ -106,11 +101,11 @@ test("dataset pull: downloads with progress, then says it is cached; errors name
   assert.ok(first.stderr.includes(`pulling mmlu_pro split "test" from ${hubUrl}`), first.stderr);
   assert.ok(first.stderr.includes(`${path}: `), first.stderr);
   assert.ok(first.stderr.includes(`(${size}/${size} bytes)`), first.stderr);
-  const asked = requests.length;
+  const asked = hub.requests.length;
   const again = await rllm(["dataset", "pull", "mmlu_pro", "--split", "test"], env);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /mmlu_pro test: already cached at/);
-  assert.equal(requests.length, asked, "a cached split is not downloaded again");
+  assert.equal(hub.requests.length, asked, "a cached split is not downloaded again");
   // show reads the cache it filled.
   const show = await rllm(["dataset", "show", "mmlu_pro", "-n", "1"], env);
   assert.equal(show.code, 0, show.stderr);

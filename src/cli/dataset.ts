@@ -104,7 +104,7 @@ async function pull(name: string, flags: { split?: string[]; allSplits?: boolean
     return;
   }
   for (const split of splits) {
-    let result: { paths: string[]; cached: boolean };
+    let result: { path: string; cached: boolean };
     try {
       process.stderr.write(`pulling ${entry.name} split "${split}" from ${hfEndpoint()}\n`);
       result = await pullSplit(entry, split, { onProgress: progressPrinter() });
@@ -120,8 +120,8 @@ async function pull(name: string, flags: { split?: string[]; allSplits?: boolean
     }
     console.log(
       result.cached
-        ? `${entry.name} ${split}: already cached at ${result.paths.join(", ")}`
-        : `${entry.name} ${split}: cached at ${result.paths.join(", ")}`,
+        ? `${entry.name} ${split}: already cached at ${result.path}`
+        : `${entry.name} ${split}: cached at ${result.path}`,
     );
   }
 }

@@ -20,7 +20,14 @@ import { InProcessGateway, runRollouts } from "../engine/index.js";
 import { evaluator, finalResponse, rollout } from "../sdk/index.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import { type Episode, InfrastructureError, type Task } from "../types/index.js";
-import { judgeGrader, llmEqualityGrader, parseScore, parseVerdict, sharedJudge } from "./judge.js";
+import {
+  judgeGrader,
+  llmEqualityGrader,
+  parseScore,
+  parseVerdict,
+  parseYesNo,
+  sharedJudge,
+} from "./judge.js";
 import { createJudge, directEndpoint } from "./judge-client.js";
 
 const task = (data: Record<string, unknown>): Task => ({ id: "q/0", data });
@@ -43,6 +50,13 @@ test("verdict lines: the last one counts, case and markdown ignored; malformed o
   assert.equal(parseScore("SCORE: 11"), undefined);
   assert.equal(parseScore("SCORE: 7.5"), undefined);
   assert.equal(parseScore("SCORE: seven"), undefined);
+  assert.equal(parseYesNo("reasons\nVERDICT: YES"), "YES");
+  assert.equal(parseYesNo("**Verdict:** no."), "NO");
+  assert.equal(parseYesNo("VERDICT: NO\nthen again\nFinal verdict: Yes"), "YES");
+  assert.equal(parseYesNo("VERDICT: CORRECT"), undefined, "the other modes' verdicts are none");
+  assert.equal(parseYesNo("VERDICT: YES or NO"), undefined);
+  assert.equal(parseYesNo("VERDICT: nope"), undefined);
+  assert.equal(parseVerdict("VERDICT: YES"), undefined);
 });
 
 test("direct endpoint: a refused connection is retried, then an InfrastructureError naming it; 429 waits Retry-After", async () => {
@@ -190,6 +204,74 @@ describe("the judge graders through the judge's gateway", () => {
     const ref = await judgeGrader(sharedJudge)(capital, "Paris, of course.");
     assert.equal(ref.reward, 1);
     assert.match(prompts.at(-1)!, /VERDICT: CORRECT` or `VERDICT: INCORRECT/);
+  });
+
+  test("judge yes/no mode (MultiChallenge): the question about the final response, reward 1 when the verdict is the expected one", async () => {
+    // The judge model answers the question by the response alone: "two sentences?" → YES when it has two.
+    script = (p) => {
+      const response = /## Response\s+([\s\S]*?)\s+## Question/.exec(p)?.[1] ?? "";
+      return response.split(/(?<=\.)\s+/).length === 2
+        ? "Two sentences, as asked.\nVERDICT: YES"
+        : "**Verdict:** NO";
+    };
+    const ask = (expectedVerdict: string) =>
+      task({
+        messages: [{ role: "user", content: "Answer in two sentences. What causes tides?" }],
+        judgeQuestion: "Does the final response consist of exactly two sentences?",
+        expectedVerdict,
+      });
+    const two = "The Moon's gravity pulls the oceans. The Sun adds a smaller pull.";
+    const three = "The Moon pulls. The Sun pulls. Earth spins.";
+    const passed = await judgeGrader(sharedJudge)(ask("YES"), two);
+    assert.equal(passed.reward, 1);
+    assert.equal(passed.isCorrect, true);
+    assert.deepEqual(passed.metadata, {
+      grader: "judge",
+      verdict: "YES",
+      expectedVerdict: "YES",
+      reasoning: "Two sentences, as asked.",
+      judgeModel: "judge-m",
+      cached: false,
+    });
+    // The prompt: the response, then the question, then the YES/NO format; no conversation.
+    assert.match(
+      prompts[0]!,
+      /## Response\s+The Moon's gravity[\s\S]*## Question\s+Does the final/,
+    );
+    assert.match(prompts[0]!, /`VERDICT: YES` or `VERDICT: NO`\.$/);
+    assert.doesNotMatch(prompts[0]!, /What causes tides\?|Reference answer|Rubric/);
+    const failed = await judgeGrader(sharedJudge)(ask("YES"), three);
+    assert.deepEqual([failed.reward, failed.metadata?.verdict], [0, "NO"]);
+    // A NO criterion passes on the judge's NO and fails on its YES (the same verdict, from the cache).
+    assert.equal((await judgeGrader(sharedJudge)(ask("NO"), three)).reward, 1);
+    const cachedYes = await judgeGrader(sharedJudge)(ask("NO"), two);
+    assert.deepEqual([cachedYes.reward, cachedYes.metadata?.cached], [0, true]);
+  });
+
+  test("judge yes/no mode: its own format re-asked, other verdicts are none, tasks that mix modes are errors", async () => {
+    script = (_p, turns) => (turns === 1 ? "VERDICT: CORRECT" : "Fine.\nVERDICT: YES");
+    const t = task({ judgeQuestion: "Is the response polite?", expectedVerdict: "YES" });
+    assert.equal((await judgeGrader(sharedJudge)(t, "Thank you kindly.")).reward, 1);
+    const reask = up.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
+    assert.equal(reask.messages.length, 3);
+    assert.match(reask.messages[2]!.content, /`VERDICT: YES` or `VERDICT: NO`/);
+
+    const before = up.totalRequests;
+    assert.equal((await judgeGrader(sharedJudge)(t, " ")).reward, 0, "an empty response, no call");
+    assert.equal(up.totalRequests, before);
+    const broken = (data: Record<string, unknown>, message: RegExp) =>
+      assert.rejects(async () => judgeGrader(sharedJudge)(task(data), "Hello."), message);
+    await broken(
+      { judgeQuestion: "Polite?" },
+      /task q\/0: the judge grader's yes\/no mode needs data\.expectedVerdict "YES" or "NO" .*got undefined/,
+    );
+    await broken({ judgeQuestion: "Polite?", expectedVerdict: "yes" }, /got "yes"/);
+    await broken({ judgeQuestion: "", expectedVerdict: "NO" }, /needs data\.judgeQuestion/);
+    await broken(
+      { judgeQuestion: "Polite?", expectedVerdict: "NO", rubric: "be polite" },
+      /data\.judgeQuestion .* and data\.rubric are two different ways of judging; give one/,
+    );
+    assert.equal(up.totalRequests, before, "no call for a task that is wrong");
   });
 
   test("a garbled verdict is asked again with the format; garbled every time is an InfrastructureError", async () => {

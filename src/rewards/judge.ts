@@ -2,11 +2,13 @@
  * Graders scored by an LLM judge (judge-client.ts makes the calls, retries and caches them).
  *
  * `judge` — reads `data.question`, `data.answer` (the reference; optional when a rubric is given)
- * and `data.rubric` (optional). Two modes, by what the task gives:
+ * and `data.rubric` (optional). Three modes, by what the task gives:
  * - no rubric: is the response a correct answer to the question, given the reference? The judge
  *   ends its reply with `VERDICT: CORRECT` or `VERDICT: INCORRECT`; reward 1 or 0.
  * - a rubric (with or without a reference): how well the response meets it, 0-10. The judge ends
  *   with `SCORE: N`; reward N/10, correct when N ≥ `passScore` (default 7).
+ * - a yes/no question about the response (`data.judgeQuestion`, with `data.expectedVerdict`
+ *   "YES" or "NO"; MultiChallenge's TARGET_QUESTION and PASS_CRITERIA): `yesNoGrade` below.
  * `llm_equality` — reads `data.question` and `data.answer`; for free-form answers (HLE, AA-LCR):
  * the judge extracts the response's final answer (`EXTRACTED: ...`, "None" when there is none) and
  * says whether it is equivalent to the reference (`VERDICT: ...`); reward 1/0.
@@ -157,6 +159,7 @@ export function judgeGrader(judge: Judge, options: JudgeGraderOptions = {}): Gra
   if (!Number.isInteger(passScore) || passScore < 0 || passScore > 10)
     throw new Error(`judgeGrader: passScore must be a whole number 0-10, got ${passScore}`);
   return async (task, response) => {
+    if (task.data.judgeQuestion != null) return yesNoGrade(judge, task, response);
     const question = requiredText(task, "question", "judge");
     const rubric = optionalText(task, "rubric", "judge");
     const reference = rubric
@@ -219,6 +222,71 @@ function verdictOutput(
     reward: correct ? 1 : 0,
     isCorrect: correct,
     metadata: { grader, verdict: a.verdict, ...meta(a) },
+  };
+}
+
+/*
+ * The yes/no mode, as MultiChallenge's evaluation (ekwinox117/multi-challenge, src/evaluator.py)
+ * grades: the judge sees only the final response and a yes/no question about it (the row's
+ * TARGET_QUESTION), is told to be strict, and answers YES or NO; the item passes when that answer
+ * equals the row's PASS_CRITERIA — "NO" for questions that ask whether the response made the
+ * mistake the conversation set up. The task gives `data.judgeQuestion` and `data.expectedVerdict`
+ * ("YES" | "NO", exactly); a task that also gives `data.rubric` or `data.answer` is ambiguous and
+ * an error. The judge ends with `VERDICT: YES` or `VERDICT: NO` (parsed as the other verdict
+ * lines: the last counts, case and markdown ignored). Reward 1 when the verdict equals
+ * expectedVerdict, else 0; metadata adds `verdict` and `expectedVerdict`.
+ */
+
+type YesNo = "YES" | "NO";
+
+const YES_NO_LINE = /^[\s>*_#`-]*(?:final\s+)?verdict[\s*_`]*[:=][\s*_`]*(yes|no)\b[\s*_`.]*$/gim;
+
+const YES_NO_FORMAT = "End your reply with one line, exactly `VERDICT: YES` or `VERDICT: NO`.";
+
+const YES_NO_TEMPLATE = "judge-yes-no/1";
+
+export function parseYesNo(reply: string): YesNo | undefined {
+  return lastMatch(YES_NO_LINE, reply)?.[1]?.toUpperCase() as YesNo | undefined;
+}
+
+function yesNoPrompt(question: string, response: string): string {
+  return (
+    "You are checking one property of a model's response by answering a yes/no question about it. Read the response, then the question. Be strict: answer YES only when the response clearly makes the answer yes; when it does so only in part, ambiguously or not at all, answer NO. Judge the response as it is written, not what its author may have meant. Reason briefly, then answer.\n\n" +
+    section("Response", shownResponse(response)) +
+    section("Question", question) +
+    YES_NO_FORMAT
+  );
+}
+
+async function yesNoGrade(judge: Judge, task: Task, response: string): Promise<EvalOutput> {
+  const question = requiredText(task, "judgeQuestion", "judge");
+  const expected = task.data.expectedVerdict;
+  if (expected !== "YES" && expected !== "NO")
+    throw new Error(
+      `task ${task.id}: the judge grader's yes/no mode needs data.expectedVerdict "YES" or "NO" beside data.judgeQuestion, got ${JSON.stringify(expected)}`,
+    );
+  for (const other of ["rubric", "answer"])
+    if (task.data[other] != null)
+      throw new Error(
+        `task ${task.id}: data.judgeQuestion (the judge's yes/no mode) and data.${other} are two different ways of judging; give one`,
+      );
+  if (response.trim() === "") return empty("judge");
+  const a = await judge.ask({
+    prompt: yesNoPrompt(question, response),
+    templateVersion: YES_NO_TEMPLATE,
+    parse: parseYesNo,
+    reminder: reminder(YES_NO_FORMAT),
+  });
+  const passed = a.verdict === expected;
+  return {
+    reward: passed ? 1 : 0,
+    isCorrect: passed,
+    metadata: {
+      grader: "judge",
+      verdict: a.verdict,
+      expectedVerdict: expected,
+      ...meta({ ...a, reply: a.reply.replace(YES_NO_LINE, "") }),
+    },
   };
 }
 
