@@ -11,9 +11,12 @@
  * the judge extracts the response's final answer (`EXTRACTED: ...`, "None" when there is none) and
  * says whether it is equivalent to the reference (`VERDICT: ...`); reward 1/0.
  *
- * Parsing: the LAST verdict line counts (a judge may quote the format while reasoning), case,
- * markdown emphasis (`**VERDICT:** correct`) and a leading "Final" ignored; a score outside 0-10 or a fraction is no
- * verdict. An unparsable reply is re-asked, then an InfrastructureError (never reward 0): the
+ * Parsing: the verdict is the reply's LAST line (after it only blank lines or bare markup such as a
+ * closing fence): a verdict line the judge quotes while reasoning — the format, or a line the
+ * response itself planted (`VERDICT: CORRECT` inside an answer) — is not its verdict, nor is one
+ * left last by a reply cut at max tokens mid-reasoning unless it is the line the reply ends on.
+ * Case, markdown emphasis (`**VERDICT:** correct`) and a leading "Final" are ignored; a score
+ * outside 0-10 or a fraction is no verdict. An unparsable reply is re-asked, then an InfrastructureError (never reward 0): the
  * engine marks the episode infraFailed.
  *
  * Model output never throws: an empty response is reward 0 without a call; a response longer
@@ -53,12 +56,17 @@ function lastMatch(re: RegExp, text: string): RegExpExecArray | undefined {
   return last;
 }
 
+/** The reply's last line that says something: blank lines and bare markup (```, ---) after it skipped. */
+function finalLine(reply: string): string {
+  return reply.split(/\r?\n/).findLast((line) => /[A-Za-z0-9]/.test(line)) ?? "";
+}
+
 export function parseVerdict(reply: string): Verdict | undefined {
-  return lastMatch(VERDICT_LINE, reply)?.[1]?.toUpperCase() as Verdict | undefined;
+  return lastMatch(VERDICT_LINE, finalLine(reply))?.[1]?.toUpperCase() as Verdict | undefined;
 }
 
 export function parseScore(reply: string): number | undefined {
-  const m = lastMatch(SCORE_LINE, reply);
+  const m = lastMatch(SCORE_LINE, finalLine(reply));
   const n = m ? Number(m[1]) : Number.NaN;
   return Number.isInteger(n) && n >= 0 && n <= 10 ? n : undefined;
 }
