@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
@@ -18,6 +18,7 @@ import { checkRunJudge, type RunJudge, startRunJudge } from "../cli/judge.js";
 import { JudgeConfigSchema, loadConfig } from "../config/index.js";
 import { InProcessGateway, runRollouts } from "../engine/index.js";
 import { evaluator, finalResponse, rollout } from "../sdk/index.js";
+import { JudgeCacheFile } from "../store/judge-cache.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
 import { type Episode, InfrastructureError, type Task } from "../types/index.js";
 import { judgeGrader, llmEqualityGrader, parseScore, parseVerdict, sharedJudge } from "./judge.js";
@@ -125,6 +126,35 @@ test("direct endpoint: a refused connection is retried, then an InfrastructureEr
     );
     assert.equal(up.faults.length, 0);
   } finally {
+    await up.close();
+  }
+});
+
+test("a corrupt cache file is a miss, not an evaluator error (which would be reward 0)", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "rllm-judge-cache-")), "judge.db");
+  const seed = new JudgeCacheFile(path);
+  for (let i = 0; i < 200; i++) seed.set(`k${i}`, "j", "x".repeat(2000));
+  seed.close();
+  const fd = openSync(path, "r+");
+  writeSync(fd, Buffer.alloc(20_000, 0x41), 0, 20_000, 8192); // pages past the header garbled
+  closeSync(fd);
+  const up = await startFakeUpstream({ kind: "openai", respond: () => "VERDICT: CORRECT" });
+  const cache = new JudgeCacheFile(path);
+  try {
+    const judge = createJudge({
+      endpoint: directEndpoint(`${up.url}/v1`),
+      model: "j",
+      maxTokens: 16,
+      retries: 0,
+      timeoutSeconds: 5,
+      cache,
+    });
+    const out = await judgeGrader(judge)(capital, "Paris");
+    assert.equal(out.reward, 1);
+    assert.equal(out.metadata?.cached, false);
+    assert.equal(up.totalRequests, 1);
+  } finally {
+    cache.close();
     await up.close();
   }
 });
