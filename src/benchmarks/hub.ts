@@ -3,7 +3,10 @@
  *
  * Cache layout: `$RLLM_HOME/datasets/<hfDataset>/<config>/<split>.<ext>` (or a `<split>/` folder
  * when the Hub splits it into several Parquet shards). A split is downloaded once, into a temporary
- * name that is renamed into place when complete, so an interrupted download never looks cached.
+ * name that is renamed into place when complete, so an interrupted download never looks cached;
+ * nor does one that ended early without the transport noticing (a body closed before its end with
+ * no Content-Length) or a page that is not the data (a proxy's sign-in page answered with 200):
+ * a Parquet file must begin and end with its magic `PAR1`, and no file may be empty.
  *
  * A dataset published as one config per subject or language (C-Eval, MMLU-ProX...) can be cached
  * whole: `<hfDataset>/all-configs/<split>/<config>.<nnnnn>.parquet`, every config that has the
@@ -123,8 +126,34 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   await rename(partial, path);
 }
 
-/** A file's bytes, reported to onProgress as they arrive; a connection lost midway is a HubDownloadError. */
+const PARQUET_MAGIC = Buffer.from("PAR1");
+
+/** The module comment's completeness check of a downloaded file; a HubDownloadError when it fails. */
+function checkWhole(url: string, file: string, bytes: Uint8Array): Uint8Array {
+  if (bytes.byteLength === 0) throw new HubDownloadError(url, "the download is empty");
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (
+    file.endsWith(".parquet") &&
+    (b.length < 8 ||
+      !b.subarray(0, 4).equals(PARQUET_MAGIC) ||
+      !b.subarray(-4).equals(PARQUET_MAGIC))
+  )
+    throw new HubDownloadError(
+      url,
+      `not a whole Parquet file (${b.length} bytes, without PAR1 at both ends: cut short, or not the data); nothing was cached`,
+    );
+  return bytes;
+}
+
+/**
+ * A file's bytes, reported to onProgress as they arrive; a connection lost midway, or bytes that
+ * are not a whole file (checkWhole), is a HubDownloadError.
+ */
 async function download(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
+  return checkWhole(url, file, await receive(url, file, options));
+}
+
+async function receive(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
   const response = await get(url, options);
   const length = Number(response.headers.get("content-length"));
   const total = Number.isFinite(length) && length > 0 ? length : undefined;

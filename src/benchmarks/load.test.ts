@@ -412,3 +412,31 @@ test("a Hub HTTP error is reported with the URL and status", async () => {
     await hub.close();
   }
 });
+
+test("a download that is not a whole Parquet file (cut short, a proxy's page) is never cached", async () => {
+  const cacheDir = join(tmp, "truncated-cache");
+  const whole = await readFile(fixture("gsm8k-test.parquet"));
+  let body: Buffer | string = whole.subarray(0, Math.floor(whole.length / 2));
+  const hub = await fakeHub({
+    "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet": async () => ({ body }),
+  });
+  const cached = join(cacheDir, "openai", "gsm8k", "main", "test.parquet");
+  try {
+    for (const bad of [body, "<html>Sign in to the proxy</html>"]) {
+      body = bad;
+      await assert.rejects(
+        loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url }),
+        (error: Error) => {
+          assert.match(error.message, /test-00000-of-00001\.parquet: not a whole Parquet file/);
+          return true;
+        },
+      );
+      assert.equal(existsSync(cached), false, "nothing cached");
+    }
+    body = whole; // the next try downloads it again and succeeds
+    assert.equal((await loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url })).length, 5);
+    assert.ok(existsSync(cached));
+  } finally {
+    await hub.close();
+  }
+});
