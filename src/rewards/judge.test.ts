@@ -516,6 +516,15 @@ test("startup: a judge-graded benchmark without judge.model, stray judge keys, t
     /judge\.baseUrl \(--judge-url URL\): with --gateway there is no model server here/,
   );
   assert.throws(() => cfg({ baseUrl: "ftp://x" }), /judge\.baseUrl|baseUrl/);
+  // A timeout past Node's timers (2^31 ms, ~24.8 days), meant as "never": Node fires such a
+  // timer at once (or AbortSignal.timeout throws), so every call would fail. A startup error.
+  for (const judge of [{ timeoutSeconds: 3e6 }, { timeoutSeconds: 1e9 }])
+    assert.throws(() => cfg(judge), /judge\.timeoutSeconds.*2147483/s);
+  assert.throws(
+    () => loadConfig({ env: {}, flags: { engine: { timeoutSeconds: 1e9 } } }),
+    /engine\.timeoutSeconds.*2147483/s,
+  );
+  assert.equal(cfg({ timeoutSeconds: 2_147_483 }).judge.timeoutSeconds, 2_147_483);
 });
 
 function here(rel: string): string {
