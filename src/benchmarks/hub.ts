@@ -283,7 +283,11 @@ export async function downloadSplit(
   return downloadFolder(join(dir, request.split), files, options);
 }
 
-/** Several files: fill a temporary folder, then rename it into place whole. */
+/**
+ * Several files: fill a temporary folder, then rename it into place whole. When another process
+ * pulling the same split renamed its folder first (the rename finds the target not empty), that
+ * folder is as whole as ours — a target only ever appears by such a rename — and is kept.
+ */
 async function downloadFolder(
   target: string,
   files: readonly { url: string; name: string }[],
@@ -299,6 +303,8 @@ async function downloadFolder(
     await rename(partial, target);
   } catch (error) {
     await rm(partial, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTEMPTY" || code === "EEXIST") return target;
     throw error;
   }
   return target;

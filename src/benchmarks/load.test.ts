@@ -440,3 +440,36 @@ test("a download that is not a whole Parquet file (cut short, a proxy's page) is
     await hub.close();
   }
 });
+
+test("two pulls of a sharded split at once: the one that finishes second uses the first's folder", async () => {
+  const cacheDir = join(tmp, "race-cache");
+  const target = join(cacheDir, "hotpotqa", "hotpot_qa", "distractor", "validation");
+  const shard = await readFile(fixture("hotpotqa-validation.parquet"));
+  let hubUrl = "";
+  const hub = await fakeHub({
+    "/api/datasets/hotpotqa/hotpot_qa/parquet/distractor/validation": async () => ({
+      body: JSON.stringify([0, 1].map((i) => `${hubUrl}/shards/${i}.parquet`)),
+    }),
+    "/shards/0.parquet": async () => ({ body: shard }),
+    "/shards/1.parquet": async () => {
+      // Meanwhile another process (another rllm eval) completes the same split.
+      await mkdir(target, { recursive: true });
+      await writeFile(join(target, "00000.parquet"), shard);
+      await writeFile(join(target, "00001.parquet"), shard);
+      return { body: shard };
+    },
+  });
+  hubUrl = hub.url;
+  try {
+    const tasks = await loadBenchmark("hotpotqa", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(tasks.length, 4);
+    assert.deepEqual(await readdir(target), ["00000.parquet", "00001.parquet"]);
+    assert.deepEqual(
+      (await readdir(join(target, ".."))).filter((n) => n.includes("partial")),
+      [],
+      "no partial folder left behind",
+    );
+  } finally {
+    await hub.close();
+  }
+});
