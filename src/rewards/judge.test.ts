@@ -399,6 +399,19 @@ describe("the judge graders through the judge's gateway", () => {
       async () => judgeGrader(sharedJudge)(task({ question: "q" }), "Paris"),
       /needs data\.answer .*got undefined/,
     );
+    // A Hub column that is blank on some rows ("" or null) is an absent field, not a bad one:
+    // a blank rubric beside a reference is reference mode; blank both is the dataset error.
+    const blankRubric = {
+      question: "What is the capital of France?",
+      answer: "Paris",
+      rubric: " ",
+    };
+    const graded = await judgeGrader(sharedJudge)(task(blankRubric), "Paris (blank rubric)");
+    assert.equal(graded.metadata?.verdict, "CORRECT");
+    await assert.rejects(
+      async () => judgeGrader(sharedJudge)(task({ question: "q", answer: "", rubric: "" }), "x"),
+      /needs data\.answer/,
+    );
   });
 
   test("the engine: a judge that is down makes the episode infra-failed, not 0, and the agent runs once", async () => {

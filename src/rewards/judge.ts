@@ -2,7 +2,8 @@
  * Graders scored by an LLM judge (judge-client.ts makes the calls, retries and caches them).
  *
  * `judge` — reads `data.question`, `data.answer` (the reference; optional when a rubric is given)
- * and `data.rubric` (optional). Two modes, by what the task gives:
+ * and `data.rubric` (optional; an optional field that is null or blank — a Hub column empty on
+ * this row — is absent). Two modes, by what the task gives:
  * - no rubric: is the response a correct answer to the question, given the reference? The judge
  *   ends its reply with `VERDICT: CORRECT` or `VERDICT: INCORRECT`; reward 1 or 0.
  * - a rubric (with or without a reference): how well the response meets it, 0-10. The judge ends
@@ -98,8 +99,11 @@ function requiredText(task: Task, field: string, grader: string): string {
   return v;
 }
 
+/** An optional field: absent, null or blank (a Hub column empty on this row) is undefined. */
 function optionalText(task: Task, field: string, grader: string): string | undefined {
-  return task.data[field] == null ? undefined : requiredText(task, field, grader);
+  const v = task.data[field];
+  if (v == null || (typeof v === "string" && v.trim() === "")) return undefined;
+  return requiredText(task, field, grader);
 }
 
 /** The response as the prompt shows it: its end when too long. */
