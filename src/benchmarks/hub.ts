@@ -156,7 +156,11 @@ async function download(url: string, file: string, options: HubFetchOptions): Pr
 async function receive(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
   const response = await get(url, options);
   const length = Number(response.headers.get("content-length"));
-  const total = Number.isFinite(length) && length > 0 ? length : undefined;
+  // A compressed body's Content-Length counts the compressed bytes; fetch hands over the
+  // decompressed ones, so that length is no total for `received`.
+  const encoding = response.headers.get("content-encoding");
+  const plain = !encoding || encoding === "identity";
+  const total = plain && Number.isFinite(length) && length > 0 ? length : undefined;
   const report = options.onProgress;
   try {
     if (!report || !response.body) return new Uint8Array(await response.arrayBuffer());

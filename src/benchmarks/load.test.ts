@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { hubCacheDir } from "./hub.js";
+import { type DownloadProgress, downloadSplit, hubCacheDir } from "./hub.js";
 import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -318,7 +318,10 @@ test("no cache and an unreachable Hub: the error names the file looked for and -
 
 /** A stand-in Hub on loopback serving a few paths; records what was asked. */
 async function fakeHub(
-  routes: Record<string, () => Promise<{ status?: number; body: Buffer | string }>>,
+  routes: Record<
+    string,
+    () => Promise<{ status?: number; body: Buffer | string; headers?: Record<string, string> }>
+  >,
 ) {
   const requests: string[] = [];
   const server: Server = createServer(async (req, res) => {
@@ -328,8 +331,8 @@ async function fakeHub(
       res.writeHead(404).end("not found");
       return;
     }
-    const { status, body } = await route();
-    res.writeHead(status ?? 200).end(body);
+    const { status, body, headers } = await route();
+    res.writeHead(status ?? 200, headers).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -469,6 +472,41 @@ test("two pulls of a sharded split at once: the one that finishes second uses th
       [],
       "no partial folder left behind",
     );
+  } finally {
+    await hub.close();
+  }
+});
+
+test("progress never claims a total the bytes do not add up to (a compressed body's Content-Length)", async () => {
+  const rows = Array.from({ length: 500 }, (_, i) =>
+    JSON.stringify({ problem: `p${i}`, answer: "1" }),
+  );
+  const text = `${rows.join("\n")}\n`;
+  const hub = await fakeHub({
+    // A CDN that gzips text: Content-Length is the compressed size, fetch hands over the text.
+    "/datasets/o/d/resolve/main/test.jsonl": async () => ({
+      body: gzipSync(text),
+      headers: { "content-encoding": "gzip", "content-length": String(gzipSync(text).length) },
+    }),
+  });
+  try {
+    const seen: DownloadProgress[] = [];
+    const path = await downloadSplit(
+      {
+        hfDataset: "o/d",
+        hfSplit: "test",
+        split: "test",
+        file: "test.jsonl",
+        cacheDir: join(tmp, "gz-cache"),
+      },
+      { endpoint: hub.url, onProgress: (p) => seen.push(p) },
+    );
+    assert.equal(await readFile(path, "utf8"), text);
+    const last = seen.at(-1)!;
+    assert.equal(last.done, true);
+    assert.equal(last.received, Buffer.byteLength(text));
+    for (const p of seen)
+      assert.ok(p.total === undefined || p.received <= p.total, `${p.received} of ${p.total}`);
   } finally {
     await hub.close();
   }
