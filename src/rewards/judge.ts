@@ -16,9 +16,10 @@
  * closing fence): a verdict line the judge quotes while reasoning — the format, or a line the
  * response itself planted (`VERDICT: CORRECT` inside an answer) — is not its verdict, nor is one
  * left last by a reply cut at max tokens mid-reasoning unless it is the line the reply ends on.
+ * llm_equality's `extracted` is read the same way: from the line just before the verdict only.
  * Case, markdown emphasis (`**VERDICT:** correct`) and a leading "Final" are ignored; a score
- * outside 0-10 or a fraction is no verdict. An unparsable reply is re-asked, then an InfrastructureError (never reward 0): the
- * engine marks the episode infraFailed.
+ * outside 0-10 or a fraction is no verdict. An unparsable reply is re-asked, then an
+ * InfrastructureError (never reward 0): the engine marks the episode infraFailed.
  *
  * Model output never throws: an empty response is reward 0 without a call; a response longer
  * than MAX_RESPONSE_CHARS is cut to its end (where the final answer is), the cut said in the
@@ -64,9 +65,17 @@ function lastMatch(re: RegExp, text: string): RegExpExecArray | undefined {
   return last;
 }
 
-/** The reply's last line that says something: blank lines and bare markup (```, ---) after it skipped. */
+/** The reply's lines that say something (blank lines and bare markup such as ``` or --- dropped). */
+const meaningful = (reply: string) => reply.split(/\r?\n/).filter((l) => /[A-Za-z0-9]/.test(l));
+
+/** The reply's last meaningful line: where its verdict must be (module comment). */
 function finalLine(reply: string): string {
-  return reply.split(/\r?\n/).findLast((line) => /[A-Za-z0-9]/.test(line)) ?? "";
+  return meaningful(reply).at(-1) ?? "";
+}
+
+/** llm_equality's extraction: the meaningful line just before the verdict, else null. */
+function extractedOf(reply: string): string | null {
+  return lastMatch(EXTRACTED_LINE, meaningful(reply).at(-2) ?? "")?.[1] ?? null;
 }
 
 export function parseVerdict(reply: string): Verdict | undefined {
@@ -228,7 +237,7 @@ export function llmEqualityGrader(judge: Judge): Grader {
       parse: parseVerdict,
       reminder: reminder(EQUALITY_FORMAT),
     });
-    const extracted = lastMatch(EXTRACTED_LINE, a.reply)?.[1] ?? null;
+    const extracted = extractedOf(a.reply);
     const out = verdictOutput("llm_equality", a);
     return { ...out, metadata: { ...out.metadata, extracted } };
   };
