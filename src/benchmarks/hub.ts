@@ -3,7 +3,10 @@
  *
  * Cache layout: `$RLLM_HOME/datasets/<hfDataset>/<config>/<split>.<ext>` (or a `<split>/` folder
  * when the Hub splits it into several Parquet shards). A split is downloaded once, into a temporary
- * name that is renamed into place when complete, so an interrupted download never looks cached.
+ * name that is renamed into place when complete, so an interrupted download never looks cached;
+ * nor does one that ended early without the transport noticing (a body closed before its end with
+ * no Content-Length) or a page that is not the data (a proxy's sign-in page answered with 200):
+ * a Parquet file must begin and end with its magic `PAR1`, and no file may be empty.
  *
  * A dataset published as one config per subject or language (C-Eval, MMLU-ProX...) can be cached
  * whole: `<hfDataset>/all-configs/<split>/<config>.<nnnnn>.parquet`, every config that has the
@@ -123,11 +126,41 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   await rename(partial, path);
 }
 
-/** A file's bytes, reported to onProgress as they arrive; a connection lost midway is a HubDownloadError. */
+const PARQUET_MAGIC = Buffer.from("PAR1");
+
+/** The module comment's completeness check of a downloaded file; a HubDownloadError when it fails. */
+function checkWhole(url: string, file: string, bytes: Uint8Array): Uint8Array {
+  if (bytes.byteLength === 0) throw new HubDownloadError(url, "the download is empty");
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (
+    file.endsWith(".parquet") &&
+    (b.length < 8 ||
+      !b.subarray(0, 4).equals(PARQUET_MAGIC) ||
+      !b.subarray(-4).equals(PARQUET_MAGIC))
+  )
+    throw new HubDownloadError(
+      url,
+      `not a whole Parquet file (${b.length} bytes, without PAR1 at both ends: cut short, or not the data); nothing was cached`,
+    );
+  return bytes;
+}
+
+/**
+ * A file's bytes, reported to onProgress as they arrive; a connection lost midway, or bytes that
+ * are not a whole file (checkWhole), is a HubDownloadError.
+ */
 async function download(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
+  return checkWhole(url, file, await receive(url, file, options));
+}
+
+async function receive(url: string, file: string, options: HubFetchOptions): Promise<Uint8Array> {
   const response = await get(url, options);
   const length = Number(response.headers.get("content-length"));
-  const total = Number.isFinite(length) && length > 0 ? length : undefined;
+  // A compressed body's Content-Length counts the compressed bytes; fetch hands over the
+  // decompressed ones, so that length is no total for `received`.
+  const encoding = response.headers.get("content-encoding");
+  const plain = !encoding || encoding === "identity";
+  const total = plain && Number.isFinite(length) && length > 0 ? length : undefined;
   const report = options.onProgress;
   try {
     if (!report || !response.body) return new Uint8Array(await response.arrayBuffer());
@@ -269,7 +302,11 @@ export async function downloadSplit(
   return downloadFolder(join(dir, request.split), files, options);
 }
 
-/** Several files: fill a temporary folder, then rename it into place whole. */
+/**
+ * Several files: fill a temporary folder, then rename it into place whole. When another process
+ * pulling the same split renamed its folder first (the rename finds the target not empty), that
+ * folder is as whole as ours — a target only ever appears by such a rename — and is kept.
+ */
 async function downloadFolder(
   target: string,
   files: readonly { url: string; name: string }[],
@@ -285,6 +322,8 @@ async function downloadFolder(
     await rename(partial, target);
   } catch (error) {
     await rm(partial, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTEMPTY" || code === "EEXIST") return target;
     throw error;
   }
   return target;

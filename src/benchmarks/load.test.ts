@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { fakeHub, fileRoute, jsonRoute, unreachableHubUrl } from "../testing/fake-hub.js";
-import { type DownloadProgress, hubCacheDir } from "./hub.js";
+import { type DownloadProgress, downloadSplit, hubCacheDir } from "./hub.js";
 import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -408,6 +408,34 @@ test("a download cut off midway is reported with the URL, and nothing half-writt
   }
 });
 
+test("a download that is not a whole Parquet file (cut short, a proxy's page) is never cached", async () => {
+  const cacheDir = join(tmp, "truncated-cache");
+  const whole = await readFile(fixture("gsm8k-test.parquet"));
+  let body: Buffer | string = whole.subarray(0, Math.floor(whole.length / 2));
+  const hub = await fakeHub({
+    "/datasets/openai/gsm8k/resolve/main/main/test-00000-of-00001.parquet": async () => ({ body }),
+  });
+  const cached = join(cacheDir, "openai", "gsm8k", "main", "test.parquet");
+  try {
+    for (const bad of [body, "<html>Sign in to the proxy</html>"]) {
+      body = bad;
+      await assert.rejects(
+        loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url }),
+        (error: Error) => {
+          assert.match(error.message, /test-00000-of-00001\.parquet: not a whole Parquet file/);
+          return true;
+        },
+      );
+      assert.equal(existsSync(cached), false, "nothing cached");
+    }
+    body = whole; // the next try downloads it again and succeeds
+    assert.equal((await loadBenchmark("gsm8k", { cacheDir, hubEndpoint: hub.url })).length, 5);
+    assert.ok(existsSync(cached));
+  } finally {
+    await hub.close();
+  }
+});
+
 test("loadRows reads a .json file of one object per line (BFCL's) and still reports a broken document", async () => {
   const lines = join(tmp, "lines.json");
   await writeFile(lines, rowsA.map((r) => JSON.stringify(r)).join("\n"));
@@ -492,4 +520,72 @@ test("a split whose every row the benchmark leaves out is an error that says why
     loadBenchmark("wmt24pp", { dataDir: dir }),
     /none of the 1 rows of wmt24pp split "en-de_DE" is used \(segments flagged is_bad_source are left out/,
   );
+});
+
+test("two pulls of a sharded split at once: the one that finishes second uses the first's folder", async () => {
+  const cacheDir = join(tmp, "race-cache");
+  const target = join(cacheDir, "hotpotqa", "hotpot_qa", "distractor", "validation");
+  const shard = await readFile(fixture("hotpotqa-validation.parquet"));
+  let hubUrl = "";
+  const hub = await fakeHub({
+    "/api/datasets/hotpotqa/hotpot_qa/parquet/distractor/validation": async () => ({
+      body: JSON.stringify([0, 1].map((i) => `${hubUrl}/shards/${i}.parquet`)),
+    }),
+    "/shards/0.parquet": async () => ({ body: shard }),
+    "/shards/1.parquet": async () => {
+      // Meanwhile another process (another rllm eval) completes the same split.
+      await mkdir(target, { recursive: true });
+      await writeFile(join(target, "00000.parquet"), shard);
+      await writeFile(join(target, "00001.parquet"), shard);
+      return { body: shard };
+    },
+  });
+  hubUrl = hub.url;
+  try {
+    const tasks = await loadBenchmark("hotpotqa", { cacheDir, hubEndpoint: hub.url });
+    assert.equal(tasks.length, 4);
+    assert.deepEqual(await readdir(target), ["00000.parquet", "00001.parquet"]);
+    assert.deepEqual(
+      (await readdir(join(target, ".."))).filter((n) => n.includes("partial")),
+      [],
+      "no partial folder left behind",
+    );
+  } finally {
+    await hub.close();
+  }
+});
+
+test("progress never claims a total the bytes do not add up to (a compressed body's Content-Length)", async () => {
+  const rows = Array.from({ length: 500 }, (_, i) =>
+    JSON.stringify({ problem: `p${i}`, answer: "1" }),
+  );
+  const text = `${rows.join("\n")}\n`;
+  const hub = await fakeHub({
+    // A CDN that gzips text: Content-Length is the compressed size, fetch hands over the text.
+    "/datasets/o/d/resolve/main/test.jsonl": async () => ({
+      body: gzipSync(text),
+      headers: { "content-encoding": "gzip", "content-length": String(gzipSync(text).length) },
+    }),
+  });
+  try {
+    const seen: DownloadProgress[] = [];
+    const path = await downloadSplit(
+      {
+        hfDataset: "o/d",
+        hfSplit: "test",
+        split: "test",
+        file: "test.jsonl",
+        cacheDir: join(tmp, "gz-cache"),
+      },
+      { endpoint: hub.url, onProgress: (p) => seen.push(p) },
+    );
+    assert.equal(await readFile(path, "utf8"), text);
+    const last = seen.at(-1)!;
+    assert.equal(last.done, true);
+    assert.equal(last.received, Buffer.byteLength(text));
+    for (const p of seen)
+      assert.ok(p.total === undefined || p.received <= p.total, `${p.received} of ${p.total}`);
+  } finally {
+    await hub.close();
+  }
 });

@@ -269,4 +269,8 @@ test("dataset from-eval: an eval run's correct episodes become SFT rows rllm sft
     RLLM_HOME: home,
   });
   assert.match(broken.stderr, /zz\.json: not an episode/);
+  writeFileSync(join(output, "episodes", "zz.json"), '{"id": "x", "traj'); // cut short
+  const cut = await rllm(["dataset", "from-eval", output, "--output", wrong], { RLLM_HOME: home });
+  assert.equal(cut.code, 1);
+  assert.match(cut.stderr, /episodes\/zz\.json: not JSON \(.+\)/);
 });

@@ -190,7 +190,13 @@ function readEpisodes(run: string): Episode[] {
   }
   return names.map((n) => {
     const path = join(dir, n);
-    const parsed = EpisodeSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path, "utf8"));
+    } catch (err) {
+      throw new Error(`${path}: not JSON (${(err as Error).message}); remove or repair the file`);
+    }
+    const parsed = EpisodeSchema.safeParse(json);
     if (!parsed.success)
       throw new Error(`${path}: not an episode (${parsed.error.issues[0]?.message ?? "invalid"})`);
     return parsed.data;

@@ -12,6 +12,20 @@ import { SamplingParamsSchema } from "../types/index.js";
 import { OptimConfigSchema, SftConfigSchema } from "./backend.js";
 import { TrainerConfigSchema } from "./trainer.js";
 
+/**
+ * A time limit in seconds that a Node timer enforces: at most 2^31-1 ms (~24.8 days). Past it
+ * Node fires a setTimeout at once and AbortSignal.timeout throws, so a huge value meant as
+ * "never" would fail every call; it is a config error instead.
+ */
+const timerSeconds = () =>
+  z
+    .number()
+    .positive()
+    .max(
+      2_147_483,
+      "at most 2147483 s (~24.8 days, Node's longest timer); shorter limits are safer",
+    );
+
 export const UpstreamKindSchema = z.enum(["vllm", "sglang", "openai"]);
 export type UpstreamKind = z.infer<typeof UpstreamKindSchema>;
 
@@ -106,7 +120,7 @@ export const EngineConfigSchema = z.strictObject({
    */
   concurrency: z.number().int().positive().max(100_000).optional(),
   /** Per-rollout limit in seconds, agent and evaluation included. */
-  timeoutSeconds: z.number().positive().default(600),
+  timeoutSeconds: timerSeconds().default(600),
   /** Retries of a rollout lost to an infrastructure failure (gateway or upstream). */
   infraRetries: z.number().int().min(0).max(20).default(2),
   /** A running gateway to use instead of starting one in process. */
@@ -172,7 +186,7 @@ export const JudgeConfigSchema = z.strictObject({
   /** Retries of a failed call (connection, timeout, 429, 5xx) and of an unparsable verdict. */
   retries: z.number().int().min(0).max(10).default(3),
   /** Each judge call is abandoned after this long. */
-  timeoutSeconds: z.number().positive().default(120),
+  timeoutSeconds: timerSeconds().default(120),
   /** Reuse verdicts across runs from $RLLM_HOME/cache/judge.db (false: ask every time). */
   cache: z.boolean().default(true),
 });

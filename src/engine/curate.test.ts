@@ -63,8 +63,74 @@ test("filters: an unscored (infrastructure-failed) episode has reward null: comp
   const lost = episode({ infraFailed: true, reward: null, isCorrect: false });
   assert.equal(accepts("reward >= 0", lost), false);
   assert.equal(accepts("reward < 1", lost), false);
-  assert.equal(accepts("reward == null", lost), true);
+  assert.equal(accepts("infraFailed && reward == null", lost), true);
   assert.equal(accepts("isCorrect", episode({ infraFailed: true })), false);
+});
+
+test("filters: infra-failed and errored episodes pass only a filter that names them", () => {
+  // Unscored (the judge down) is not "wrong", and an agent that crashed left no finished answer:
+  // neither becomes an SFT row under a filter that did not ask for it.
+  const lost = episode({ infraFailed: true, reward: null, isCorrect: false });
+  const crashed = episode({
+    terminationReason: "error",
+    error: "agent threw",
+    reward: 0,
+    isCorrect: false,
+  });
+  for (const expr of ["!isCorrect", "steps >= 1", "reward == null || reward == 0", "true"]) {
+    assert.equal(accepts(expr, lost), false, `${expr} on an infra-failed episode`);
+    assert.equal(accepts(expr, crashed), false, `${expr} on an errored episode`);
+  }
+  assert.equal(accepts("infraFailed", lost), true);
+  assert.equal(accepts("infraFailed || !isCorrect", crashed), false);
+  assert.equal(accepts('terminationReason == "error"', crashed), true);
+  assert.equal(accepts("error != null", crashed), true);
+  assert.equal(accepts("!isCorrect", episode({ reward: 0, isCorrect: false })), true);
+});
+
+test("filters: a comparison that can never hold (types apart) is an error, not an empty output", () => {
+  const fails = (expr: string, message: RegExp) =>
+    assert.throws(
+      () => parseFilter(expr),
+      (error: unknown) => {
+        assert.ok(error instanceof FilterError, String(error));
+        assert.match(error.message, message);
+        return true;
+      },
+    );
+  fails("isCorrect == 1", /isCorrect is a boolean and 1 a number/);
+  fails('reward >= "0.5"', /">=" compares numbers; "0\.5" is a string/);
+  fails("terminationReason > 1", /">" compares numbers; terminationReason is a string/);
+  fails('attempt == "1"', /attempt is a number and "1" a string/);
+  fails("reward < null", /"<" compares numbers; null/);
+  fails("isCorrect == reward", /isCorrect is a boolean and reward a number/);
+  // Alike types, and null against anything with == / !=, stay fine.
+  assert.equal(
+    accepts("isCorrect == true && reward != null && metrics.turns == 2", episode()),
+    true,
+  );
+  assert.equal(accepts('error == null && taskId != "x"', episode()), true);
+});
+
+test("filters: a bad string literal is a FilterError at its column; a metric is an own key only", () => {
+  for (const [expr, column] of [
+    ['error == "a\\qb"', 10],
+    ['taskId == "tab\there"', 11],
+  ] as const) {
+    assert.throws(
+      () => parseFilter(expr),
+      (error: unknown) =>
+        error instanceof FilterError &&
+        new RegExp(`at column ${column}: bad string`).test(error.message),
+      expr,
+    );
+  }
+  assert.equal(accepts('error == "a\\"b"', episode({ error: 'a"b' })), true);
+  // Object.prototype's keys are not metrics.
+  for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.equal(accepts(`metrics.${name}`, episode()), false, name);
+    assert.equal(accepts(`metrics.${name} == null`, episode()), true, name);
+  }
 });
 
 test("filters: a bad expression or an unknown field is an error pointing at the column", () => {

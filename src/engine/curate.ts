@@ -17,7 +17,14 @@
  * metrics.NAME. A value alone is a truth test (`isCorrect`, `!infraFailed`). `<`-style comparisons
  * are between numbers; a null side (an unscored reward, an absent metric) makes them false, never
  * an error. `==`/`!=` compare values exactly (`reward == null` finds the unscored).
- * Errors say what was expected and point at the column.
+ * Errors say what was expected and point at the column. A comparison whose sides can never be
+ * alike is an error, not a silently empty output: each field has one type (isCorrect and
+ * infraFailed booleans; terminationReason, error and taskId strings; the rest numbers), `==`/`!=`
+ * need the same type on both sides or a null one, `<`-style need numbers.
+ *
+ * An infra-failed episode (unscored: its judge was down — not a wrong answer) passes only a
+ * filter that names `infraFailed`; an errored one (the agent threw: no finished answer) only one
+ * that names `terminationReason` or `error`. So `!isCorrect` finds wrong answers, not outages.
  *
  * A row: the last step of a trajectory, its messages as sent (system, user, and in a multi-turn
  * run the earlier assistant turns with their tool calls and the tool results) followed by the
@@ -43,17 +50,21 @@ export class FilterError extends Error {
   }
 }
 
-const FIELDS = [
-  "reward",
-  "isCorrect",
-  "infraFailed",
-  "terminationReason",
-  "error",
-  "attempt",
-  "taskId",
-  "index",
-  "steps",
-] as const;
+type FieldType = "number" | "boolean" | "string";
+
+/** Each field's type (null aside): what a comparison's other side must be. */
+const FIELD_TYPES: Record<string, FieldType> = {
+  reward: "number",
+  isCorrect: "boolean",
+  infraFailed: "boolean",
+  terminationReason: "string",
+  error: "string",
+  attempt: "number",
+  taskId: "string",
+  index: "number",
+  steps: "number",
+};
+const FIELDS = Object.keys(FIELD_TYPES);
 
 interface Token {
   text: string;
@@ -79,13 +90,7 @@ function tokenize(expr: string): Token[] {
     if (m[1] !== undefined) tokens.push({ text: m[1], at: start, kind: "op" });
     else if (m[2] !== undefined)
       tokens.push({ text: m[2], at: start, kind: "number", value: Number(m[2]) });
-    else if (m[3] !== undefined)
-      tokens.push({
-        text: m[0].trim(),
-        at: start,
-        kind: "string",
-        value: JSON.parse(`"${m[3]}"`) as string,
-      });
+    else if (m[3] !== undefined) tokens.push(stringToken(expr, m[0].trim(), m[3], start));
     else tokens.push({ text: m[4]!, at: start, kind: "word" });
     at = re.lastIndex;
   }
@@ -93,7 +98,47 @@ function tokenize(expr: string): Token[] {
   return tokens;
 }
 
+/** A string literal: JSON's escapes; another escape or a raw control character is a FilterError. */
+function stringToken(expr: string, text: string, body: string, at: number): Token {
+  try {
+    return { text, at, kind: "string", value: JSON.parse(`"${body}"`) as string };
+  } catch {
+    throw new FilterError(
+      expr,
+      at,
+      `bad string ${text}: use JSON's escapes (\\" \\\\ \\n \\t \\uXXXX) and no raw control characters`,
+    );
+  }
+}
+
 const COMPARISONS = ["==", "!=", ">=", "<=", ">", "<"];
+
+/** The type of one side of a comparison, and how an error names it; null for a null literal. */
+function sideType(node: Node): { type: FieldType | null; name: string } {
+  if (node.kind === "field") return { type: FIELD_TYPES[node.name] ?? "number", name: node.name }; // metrics.NAME: numbers
+  if (node.kind === "literal") {
+    const v = node.value;
+    return { type: v === null ? null : (typeof v as FieldType), name: JSON.stringify(v) };
+  }
+  return { type: null, name: "" }; // not reached: comparisons are between values
+}
+
+/** The module comment's type rule; throws FilterError at the operator. */
+function checkTypes(left: Node, op: Token, right: Node, fail: (t: Token, p: string) => never) {
+  const a = sideType(left);
+  const b = sideType(right);
+  if (op.text === "==" || op.text === "!=") {
+    if (a.type !== null && b.type !== null && a.type !== b.type)
+      fail(op, `${a.name} is a ${a.type} and ${b.name} a ${b.type}: they are never equal`);
+    return;
+  }
+  for (const side of [a, b])
+    if (side.type !== "number")
+      fail(
+        op,
+        `"${op.text}" compares numbers; ${side.name} is ${side.type ? `a ${side.type}` : "null"}`,
+      );
+}
 
 /** Parses a filter expression (grammar in the module comment); throws FilterError. */
 export function parseFilter(expr: string): (episode: Episode) => boolean {
@@ -108,6 +153,7 @@ export function parseFilter(expr: string): (episode: Episode) => boolean {
       fail(peek(), `expected "${text}", found ${describe(peek())}`);
     i++;
   };
+  const named = new Set<string>();
   const value = (): Node => {
     const t = peek();
     i++;
@@ -116,9 +162,10 @@ export function parseFilter(expr: string): (episode: Episode) => boolean {
       if (t.text === "true" || t.text === "false")
         return { kind: "literal", value: t.text === "true" };
       if (t.text === "null") return { kind: "literal", value: null };
-      const known = (FIELDS as readonly string[]).includes(t.text) || /^metrics\.\w+$/.test(t.text);
+      const known = FIELDS.includes(t.text) || /^metrics\.\w+$/.test(t.text);
       if (!known)
         fail(t, `unknown field "${t.text}"; fields are ${FIELDS.join(", ")} and metrics.NAME`);
+      named.add(t.text);
       return { kind: "field", name: t.text };
     }
     return fail(t, `expected a field or a value, found ${describe(t)}`);
@@ -139,7 +186,9 @@ export function parseFilter(expr: string): (episode: Episode) => boolean {
     const op = peek();
     if (op.kind === "op" && COMPARISONS.includes(op.text)) {
       i++;
-      return { kind: "cmp", op: op.text, left, right: value() };
+      const right = value();
+      checkTypes(left, op, right, fail);
+      return { kind: "cmp", op: op.text, left, right };
     }
     return left;
   };
@@ -156,7 +205,12 @@ export function parseFilter(expr: string): (episode: Episode) => boolean {
   const tree = or();
   if (peek().kind !== "end")
     fail(peek(), `expected "&&", "||" or the end, found ${describe(peek())}`);
-  return (episode) => truthy(evaluate(tree, episode));
+  const asksInfra = named.has("infraFailed");
+  const asksErrors = named.has("terminationReason") || named.has("error");
+  return (episode) =>
+    (asksInfra || !episode.infraFailed) &&
+    (asksErrors || episode.terminationReason !== "error") &&
+    truthy(evaluate(tree, episode));
 }
 
 function describe(t: Token): string {
@@ -172,7 +226,11 @@ function stepCount(episode: Episode): number {
 }
 
 function fieldOf(episode: Episode, name: string): Value {
-  if (name.startsWith("metrics.")) return episode.metrics?.[name.slice(8)] ?? null;
+  if (name.startsWith("metrics.")) {
+    const metrics = episode.metrics ?? {};
+    const key = name.slice(8);
+    return Object.hasOwn(metrics, key) ? (metrics[key] ?? null) : null; // not Object.prototype's
+  }
   switch (name) {
     case "reward":
       return episode.infraFailed ? null : (episode.reward ?? null);

@@ -50,7 +50,11 @@ export interface EngineOptions {
   groupSize?: number;
   /** Rollouts at once (default DEFAULT_CONCURRENCY). */
   concurrency?: number;
-  /** Per-rollout limit, agent and evaluation included (ms). */
+  /**
+   * Per-rollout limit of the agent (ms). The evaluator runs after it and is not cut by it (a
+   * timed-out agent's work is still evaluated): graders bound their own work (the LLM judge:
+   * judge.timeoutSeconds per call, judge.retries).
+   */
   timeoutMs?: number;
   /** How often an infrastructure failure is retried with a fresh session. */
   infraRetries?: number;

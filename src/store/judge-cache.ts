@@ -4,8 +4,10 @@
  * run on the machine: a verdict paid for once is reused by the next eval of the same responses.
  *
  * WAL mode and a busy timeout, so that several processes read and write it at once; a write that
- * fails (the disk full, the file locked past the timeout) is dropped — the cache is an optimisation
- * and a judge call must not fail for it. Only verdicts that parsed are ever written.
+ * fails (the disk full, the file locked past the timeout) is dropped, and a read that fails (the
+ * file corrupt, locked) is a miss, said once on stderr — the cache is an optimisation and a judge
+ * call must not fail for it (a grader that throws a non-infrastructure error scores 0). Only
+ * verdicts that parsed are ever written.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -32,8 +34,19 @@ export class JudgeCacheFile {
     );
   }
 
+  private warned = false;
+
   get(key: string): string | undefined {
-    return this.getStmt.get(key)?.reply;
+    try {
+      return this.getStmt.get(key)?.reply;
+    } catch (err) {
+      if (!this.warned)
+        console.warn(
+          `rllm: the judge cache ${this.path} cannot be read (${(err as Error).message}); verdicts are asked anew — delete the file, or set judge.cache false`,
+        );
+      this.warned = true;
+      return undefined;
+    }
   }
 
   set(key: string, model: string, reply: string): void {

@@ -28,6 +28,8 @@ export interface HubReply {
   body: Buffer | string;
   /** Send only this many bytes of the body, then drop the connection. */
   cutAfter?: number;
+  /** More response headers (a CDN's content-encoding), over the announced content-length. */
+  headers?: Record<string, string>;
 }
 
 /** One path's answer; `hubUrl` is the fake Hub's base URL. */
@@ -50,10 +52,10 @@ export async function fakeHub(routes: Record<string, HubRoute>): Promise<FakeHub
       res.writeHead(404).end("not found");
       return;
     }
-    const { status, body, cutAfter } = await route(url);
+    const { status, body, cutAfter, headers } = await route(url);
     const bytes = Buffer.from(body);
     // The length is announced, as the Hub's file server does: download progress reports a total.
-    res.writeHead(status ?? 200, { "content-length": bytes.length });
+    res.writeHead(status ?? 200, { "content-length": bytes.length, ...headers });
     if (cutAfter === undefined) {
       res.end(bytes);
       return;

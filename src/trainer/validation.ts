@@ -1,8 +1,10 @@
 /**
  * Validation during training: every validation task × `attempts` rollouts at the current weights,
  * scored as `rllm eval` scores them (pass@k over all tasks, and per data source when there are
- * several). Every validation draws the same sampling seed per (task, attempt), so the curve moves
- * with the model, not with the draw. Per-item results go to the run directory (val/step-N.json).
+ * several; an infrastructure failure — a judge down — is left out of every score, reward mean
+ * included, and counted in val/infra_failed). Every validation draws the same sampling seed per
+ * (task, attempt), so the curve moves with the model, not with the draw. Per-item results go to
+ * the run directory (val/step-N.json).
  */
 import type { RllmConfig } from "../config/index.js";
 import { runRollouts } from "../engine/engine.js";
@@ -83,7 +85,10 @@ export class Validation {
       for (const [src, eps] of sources)
         for (const [k, v] of Object.entries(summary(src, eps).passAtK))
           out[`val/${src}/pass@${k}`] = v;
-    out["val/reward_mean"] = mean(r.episodes.map((e) => e.reward ?? 0));
+    // An infra-failed episode (its judge unreachable) has no reward: left out, as from pass@k.
+    const scored = r.episodes.filter((e) => !e.infraFailed);
+    out["val/reward_mean"] = mean(scored.map((e) => e.reward ?? 0));
+    out["val/infra_failed"] = r.episodes.length - scored.length;
     out["val/tasks"] = o.tasks.length;
     out["time/val_s"] = (performance.now() - t0) / 1000;
     o.runDir.writeValidation(step, { weightVersion, passAtK: all.passAtK, items: all.items });
