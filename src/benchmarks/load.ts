@@ -25,6 +25,7 @@ import {
   downloadSplit,
   findSplitFile,
   HubDownloadError,
+  type HubFetchOptions,
   hfEndpoint,
   hubCacheDir,
   splitCandidates,
@@ -302,6 +303,15 @@ async function missingInDataDir(
   );
 }
 
+/** How a download reaches the Hub: the endpoint, time limit and progress the caller gave. */
+function hubFetch(options: LoadBenchmarkOptions): HubFetchOptions {
+  return {
+    endpoint: options.hubEndpoint ?? hfEndpoint(),
+    timeoutMs: options.timeoutMs,
+    onProgress: options.onProgress,
+  };
+}
+
 /** What to fetch for a split: our cache name, the Hub's split name, the repo file, the config. */
 interface HubPart {
   name: string;
@@ -343,11 +353,7 @@ async function hubSplit(
         allConfigs: allConfigs && { exclude: allConfigs.exclude },
         cacheDir: options.cacheDir,
       },
-      {
-        endpoint: options.hubEndpoint ?? hfEndpoint(),
-        timeoutMs: options.timeoutMs,
-        onProgress: options.onProgress,
-      },
+      hubFetch(options),
     );
   } catch (error) {
     if (!(error instanceof HubDownloadError)) throw error;
@@ -411,11 +417,7 @@ async function archiveOf(
     );
   }
   try {
-    await downloadRepoFile(hfDataset, archive.file, path, {
-      endpoint: options.hubEndpoint ?? hfEndpoint(),
-      timeoutMs: options.timeoutMs,
-      onProgress: options.onProgress,
-    });
+    await downloadRepoFile(hfDataset, archive.file, path, hubFetch(options));
   } catch (error) {
     if (!(error instanceof HubDownloadError)) throw error;
     throw new Error(
