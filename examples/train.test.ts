@@ -17,10 +17,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { LocalBackend } from "../src/backends/local/backend.js";
 import { runTrainCommand, trainFlagsToConfig } from "../src/cli/train.js";
 import { type ConfigLayer, loadConfig } from "../src/config/index.js";
 import { Store } from "../src/store/sqlite.js";
+import { saveTinyLocalCheckpoint } from "../src/testing/tiny-local.js";
 
 const DATA = new URL("../src/benchmarks/fixtures/data/", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "rllm-example-train-"));
@@ -29,13 +29,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("rllm train on the local backend trains the AI SDK agent unchanged", async () => {
   const checkpoint = join(dir, "ckpt");
-  const backend = await LocalBackend.create({
-    model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 1536 },
-    initStd: 0.05,
-    trainWorkers: 1,
-  });
-  await backend.save(checkpoint);
-  await backend.close();
+  await saveTinyLocalCheckpoint(checkpoint, 1536);
   const evaluator = join(dir, "parity.mjs");
   writeFileSync(
     evaluator,

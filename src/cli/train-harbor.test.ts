@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
+import { saveTinyLocalCheckpoint } from "../testing/tiny-local.js";
 import { runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const FIXTURES = new URL("../benchmarks/fixtures/harbor", import.meta.url).pathname;
@@ -20,13 +20,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test("rllm train harbor:DIR: a step of RL on verifier rewards, on the local backend", async () => {
   const ckpt = join(dir, "ckpt");
   // maxSeqLen holds the tool agent's prompt (its system prompt and tool schemas, in bytes)
-  const b = await LocalBackend.create({
-    model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 4096 },
-    initStd: 0.05,
-    trainWorkers: 1,
-  });
-  await b.save(ckpt);
-  await b.close();
+  await saveTinyLocalCheckpoint(ckpt, 4096);
   const output = join(dir, "run");
   const flags = trainFlagsToConfig({
     checkpoint: ckpt,

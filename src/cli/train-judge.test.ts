@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { Store } from "../store/sqlite.js";
 import { type FakeUpstream, startFakeUpstream } from "../testing/fake-upstream.js";
+import { saveTinyLocalCheckpoint } from "../testing/tiny-local.js";
 import { runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rllm-train-judge-"));
@@ -27,13 +27,7 @@ const evaluatorFile = join(dir, "judged.mjs");
 
 before(async () => {
   judge = await startFakeUpstream({ kind: "openai", model: "judge-m", respond: () => verdict });
-  const b = await LocalBackend.create({
-    model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 96 },
-    initStd: 0.05,
-    trainWorkers: 1,
-  });
-  await b.save(ckpt);
-  await b.close();
+  await saveTinyLocalCheckpoint(ckpt);
   // countdown rows hold numbers and a target: the judge is asked whether the answer is the target
   writeFileSync(
     evaluatorFile,

@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { LocalBackend } from "../backends/local/backend.js";
 import { loadConfig } from "../config/index.js";
 import { COUNTDOWN_RECIPE, countdownBaseDir, ensureCountdownBase } from "../recipes/countdown.js";
+import { saveTinyLocalCheckpoint } from "../testing/tiny-local.js";
 import { loadTrainConfig, runTrainCommand, trainFlagsToConfig } from "./train.js";
 
 const run = promisify(execFile);
@@ -33,13 +33,7 @@ describe("rllm train", () => {
   const ckpt = join(dir, "ckpt");
   const cfg = join(dir, "config.json");
   before(async () => {
-    const b = await LocalBackend.create({
-      model: { dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 96 },
-      initStd: 0.05,
-      trainWorkers: 1,
-    });
-    await b.save(ckpt);
-    await b.close();
+    await saveTinyLocalCheckpoint(ckpt);
     writeFileSync(
       cfg,
       JSON.stringify({
