@@ -12,7 +12,8 @@ import {
   listBenchmarks,
   repairLatexEscapes,
 } from "./catalog.js";
-import { loadBenchmark, loadRows } from "./load.js";
+import { loadBenchmark } from "./load.js";
+import { loadRows } from "./rows.js";
 
 /** A few real rows of each dataset, inside the repository (see fixtures/data/SOURCE.md). */
 const dataDir = fileURLToPath(new URL("./fixtures/data/", import.meta.url));

@@ -25,7 +25,7 @@ export {
   cachedSplit,
   type LoadBenchmarkOptions,
   loadBenchmark,
-  loadRows,
   parseTaskIndices,
   pullSplit,
 } from "./load.js";
+export { loadRows } from "./rows.js";

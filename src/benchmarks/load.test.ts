@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { fakeHub, fileRoute, jsonRoute, unreachableHubUrl } from "../testing/fake-hub.js";
 import { type DownloadProgress, downloadSplit, hubCacheDir } from "./hub.js";
-import { loadBenchmark, loadRows, parseTaskIndices } from "./load.js";
+import { loadBenchmark, parseTaskIndices } from "./load.js";
+import { loadRows } from "./rows.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 /** A few real rows of each dataset, laid out as --data-dir reads them (fixtures/data/SOURCE.md). */
