@@ -29,7 +29,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 /** The test server with its tools; `also` adds echo tools of those names. */
-export function testMcpServer(also: readonly string[] = [], stdio = false): McpServer {
+function testMcpServer(also: readonly string[] = [], stdio = false): McpServer {
   const server = new McpServer({ name: "rllm-test", version: "1.0.0" });
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
   server.registerTool(
